@@ -1,0 +1,162 @@
+/*
+ * driver.h - the interface between pmon's core and its meter drivers.
+ *
+ * A driver reads one kind of power source.  It is one
+ * `const struct pmon_driver` with designated initialisers, in one file of
+ * drivers/, listed once in drivers/drivers.c.  A configured instance is a
+ * struct pmon_meter; the core allocates its private block (priv_size
+ * bytes, zeroed) so a driver keeps no file-static state and two instances
+ * of one driver work side by side.  docs/new-driver.md walks through
+ * writing one.
+ *
+ * Units at this boundary: counter meters give raw cumulative counts that
+ * the channel's scale turns into joules; sampled meters give watts.  Wrap
+ * and reset correction is done by the core (lib/meter.c), from the range a
+ * channel declares, never in a driver.
+ */
+#ifndef PMON_DRIVER_H
+#define PMON_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PMON_CH_MAX 16      /* channels per meter */
+#define PMON_CH_NAME_MAX 32 /* channel name, with its NUL */
+#define PMON_SPEC_MAX 512   /* a meter specification, with its NUL */
+#define PMON_PARAM_MAX 16   /* key=value parameters per specification */
+
+/* Driver flags. */
+enum {
+  PMON_DRV_COUNTER = 1 << 0,  /* read() fills raw[]: cumulative counts */
+  PMON_DRV_SAMPLED = 1 << 1,  /* read() fills watts[]: instantaneous power */
+  PMON_DRV_ESTIMATED = 1 << 2 /* figures come from a model, not a meter */
+};
+
+/* What part of the node a channel measures. */
+enum pmon_domain {
+  PMON_DOM_NODE,   /* the whole node */
+  PMON_DOM_CPU,    /* processors */
+  PMON_DOM_MEMORY, /* memory */
+  PMON_DOM_ACCEL,  /* accelerators */
+  PMON_DOM_OTHER
+};
+
+/* Channel flags. */
+enum {
+  PMON_CH_TOTAL = 1 << 0 /* counts toward the meter's node total */
+};
+
+struct pmon_channel {
+  char name[PMON_CH_NAME_MAX]; /* "node", "cpu", "accel0", "outlet7" */
+  enum pmon_domain domain;
+  unsigned flags;   /* PMON_CH_* */
+  double scale;     /* raw count -> joules (counter meters); 1 for watts */
+  uint64_t range;   /* counter modulus, 0 when it does not wrap */
+};
+
+/* A parsed meter specification: driver[:path][?key=value[&key=value]]. */
+struct pmon_spec {
+  char text[PMON_SPEC_MAX];   /* as written, for messages and the report */
+  char driver[32];
+  char path[PMON_SPEC_MAX];   /* "" when absent */
+  int nparams;
+  struct {
+    char key[32];
+    char value[128];
+  } params[PMON_PARAM_MAX];
+};
+
+/* Events a reading may carry. */
+enum {
+  PMON_EV_RESET = 1 << 0,    /* counters restarted: drop this interval */
+  PMON_EV_POWER_CAP = 1 << 1 /* a power cap changed (energy continuous) */
+};
+
+/* One reading, filled by a driver's read(). */
+struct pmon_reading {
+  uint64_t raw[PMON_CH_MAX]; /* counter meters: cumulative counts */
+  double watts[PMON_CH_MAX]; /* sampled meters: power per channel */
+  unsigned events;           /* PMON_EV_* */
+  char detail[160];          /* what the events were, for the report */
+};
+
+struct pmon_meter {
+  const struct pmon_driver *drv;
+  void *priv;                 /* drv->priv_size bytes, zeroed by the core */
+  struct pmon_spec spec;
+  double interval_s;          /* read period; open() may change it */
+  int nch;                    /* set by open(), 1 .. PMON_CH_MAX */
+  struct pmon_channel ch[PMON_CH_MAX];
+};
+
+struct pmon_driver {
+  const char *name;        /* MUST: the name used in PMON_METERS */
+  const char *description; /* MUST: one line for pmon-meters and the docs */
+  unsigned flags;          /* MUST: PMON_DRV_COUNTER or PMON_DRV_SAMPLED */
+  size_t priv_size;        /* MAY be 0: bytes of per-instance state */
+  double interval_s;       /* MUST: default read period in seconds */
+
+  /*
+   * MAY be NULL.  Called by "auto" detection: whether SPEC can be opened
+   * on this node, without side effects.  Returns 0 when it can, else a
+   * PMON_E* code with the reason recorded by pmon__fail().
+   */
+  int (*probe)(const struct pmon_spec *spec);
+
+  /*
+   * MUST.  Open M->spec: check the parameters, open the device, fill
+   * M->nch and M->ch[], adjust M->interval_s if the device says better.
+   * On failure return a PMON_E* code with the reason recorded by
+   * pmon__fail(); the core then calls nothing else, close() included.
+   */
+  int (*open)(struct pmon_meter *m);
+
+  /*
+   * MUST.  Take one reading into R (zeroed by the core).  Called by one
+   * thread at a time, never from a region call.  It must return within a
+   * bounded time (no unbounded waits on a device).  A failed read returns a
+   * PMON_E* code; the core keeps the meter and tries again later.
+   */
+  int (*read)(struct pmon_meter *m, struct pmon_reading *r);
+
+  /* MAY be NULL.  Release what open() acquired. */
+  void (*close)(struct pmon_meter *m);
+};
+
+/* The built-in drivers, NULL-terminated (drivers/drivers.c). */
+extern const struct pmon_driver *const pmon__drivers[];
+
+/* The driver named NAME, or NULL. */
+const struct pmon_driver *pmon__driver_find(const char *name);
+
+/* Parse TEXT into *SPEC.  PMON_ECONFIG with a message when malformed. */
+int pmon__spec_parse(const char *text, struct pmon_spec *spec);
+
+/* The value of parameter KEY, or NULL. */
+const char *pmon__spec_get(const struct pmon_spec *spec, const char *key);
+
+/*
+ * Parameter KEY as a number in [LO, HI] into *OUT; DEF when absent.
+ * PMON_ECONFIG with a message when it is not such a number.
+ */
+int pmon__spec_double(const struct pmon_spec *spec, const char *key,
+                      double def, double lo, double hi, double *out);
+
+/* Fail with PMON_ECONFIG when SPEC has a parameter not in KNOWN (NULL
+ * terminated). */
+int pmon__spec_check_keys(const struct pmon_spec *spec,
+                          const char *const *known);
+
+/* Add a channel to M; returns its index, or -1 when M is full. */
+int pmon__meter_add_channel(struct pmon_meter *m, const char *name,
+                            enum pmon_domain domain, unsigned flags,
+                            double scale, uint64_t range);
+
+/*
+ * The root of the sysfs and procfs trees ("/sys", "/proc" unless
+ * PMON_SYSFS_ROOT or PMON_PROC_ROOT say otherwise).
+ */
+const char *pmon__sysfs_root(void);
+const char *pmon__proc_root(void);
+
+#endif /* PMON_DRIVER_H */

@@ -1,0 +1,181 @@
+/*
+ * drivers.c - the table of built-in drivers, and the helpers every driver
+ * uses to read its specification.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmon.h"
+#include "driver.h"
+#include "log.h"
+#include "env.h"
+
+extern const struct pmon_driver pmon__driver_pm_counters;
+extern const struct pmon_driver pmon__driver_estimate;
+
+/*
+ * In the order "auto" tries them.  Optional drivers get one #ifdef line
+ * each.  The estimate is last: it is the fallback.
+ */
+const struct pmon_driver *const pmon__drivers[] = {
+  &pmon__driver_pm_counters,
+  &pmon__driver_estimate,
+  NULL
+};
+
+const struct pmon_driver *pmon__driver_find(const char *name)
+{
+  for (int i = 0; pmon__drivers[i] != NULL; i++)
+    if (strcmp(pmon__drivers[i]->name, name) == 0)
+      return pmon__drivers[i];
+  return NULL;
+}
+
+static int copy(char *dst, size_t size, const char *src, size_t len)
+{
+  if (len >= size)
+    return -1;
+  memcpy(dst, src, len);
+  dst[len] = '\0';
+  return 0;
+}
+
+int pmon__spec_parse(const char *text, struct pmon_spec *spec)
+{
+  const char *p, *q, *end;
+  size_t n;
+
+  memset(spec, 0, sizeof *spec);
+  if (copy(spec->text, sizeof spec->text, text, strlen(text)) != 0)
+    return pmon__fail(PMON_ECONFIG, "%s: meter \"%.40s...\": too long",
+                      PMON_ENV_METERS, text);
+  n = strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789_");
+  if (n == 0 || n >= sizeof spec->driver ||
+      (text[n] != '\0' && text[n] != ':' && text[n] != '?'))
+    return pmon__fail(PMON_ECONFIG,
+                      "%s: meter \"%s\": expected driver[:path][?key=value]",
+                      PMON_ENV_METERS, text);
+  copy(spec->driver, sizeof spec->driver, text, n);
+  p = text + n;
+  if (*p == ':') {
+    p++;
+    q = strchr(p, '?');
+    end = q != NULL ? q : p + strlen(p);
+    if (end == p)
+      return pmon__fail(PMON_ECONFIG, "%s: meter \"%s\": empty path after ':'",
+                        PMON_ENV_METERS, text);
+    copy(spec->path, sizeof spec->path, p, (size_t)(end - p));
+    p = end;
+  }
+  if (*p != '?')
+    return 0;
+  p++;
+  while (*p != '\0') {
+    const char *amp = strchr(p, '&');
+    const char *eq;
+    size_t len = amp != NULL ? (size_t)(amp - p) : strlen(p);
+
+    eq = memchr(p, '=', len);
+    if (eq == NULL || eq == p)
+      return pmon__fail(PMON_ECONFIG,
+                        "%s: meter \"%s\": parameter \"%.*s\" is not key=value",
+                        PMON_ENV_METERS, text, (int)len, p);
+    if (spec->nparams == PMON_PARAM_MAX ||
+        copy(spec->params[spec->nparams].key, sizeof spec->params[0].key, p,
+             (size_t)(eq - p)) != 0 ||
+        copy(spec->params[spec->nparams].value, sizeof spec->params[0].value,
+             eq + 1, len - (size_t)(eq + 1 - p)) != 0)
+      return pmon__fail(PMON_ECONFIG,
+                        "%s: meter \"%s\": too many or too long parameters",
+                        PMON_ENV_METERS, text);
+    spec->nparams++;
+    p += len;
+    if (*p == '&')
+      p++;
+  }
+  return 0;
+}
+
+const char *pmon__spec_get(const struct pmon_spec *spec, const char *key)
+{
+  for (int i = spec->nparams - 1; i >= 0; i--)
+    if (strcmp(spec->params[i].key, key) == 0)
+      return spec->params[i].value;
+  return NULL;
+}
+
+int pmon__spec_double(const struct pmon_spec *spec, const char *key,
+                      double def, double lo, double hi, double *out)
+{
+  const char *v = pmon__spec_get(spec, key);
+  char *end;
+  double d;
+
+  if (v == NULL) {
+    *out = def;
+    return 0;
+  }
+  errno = 0;
+  d = strtod(v, &end);
+  if (end == v || *end != '\0' || errno != 0 || !isfinite(d) || d < lo ||
+      d > hi)
+    return pmon__fail(PMON_ECONFIG,
+                      "%s: meter \"%s\": %s=%s: not a number from %g to %g",
+                      PMON_ENV_METERS, spec->text, key, v, lo, hi);
+  *out = d;
+  return 0;
+}
+
+int pmon__spec_check_keys(const struct pmon_spec *spec,
+                          const char *const *known)
+{
+  for (int i = 0; i < spec->nparams; i++) {
+    int ok = 0;
+
+    for (int k = 0; known != NULL && known[k] != NULL; k++)
+      ok |= strcmp(spec->params[i].key, known[k]) == 0;
+    if (!ok)
+      return pmon__fail(PMON_ECONFIG, "%s: meter \"%s\": unknown parameter %s",
+                        PMON_ENV_METERS, spec->text, spec->params[i].key);
+  }
+  return 0;
+}
+
+int pmon__meter_add_channel(struct pmon_meter *m, const char *name,
+                            enum pmon_domain domain, unsigned flags,
+                            double scale, uint64_t range)
+{
+  struct pmon_channel *c;
+
+  if (m->nch == PMON_CH_MAX)
+    return -1;
+  c = &m->ch[m->nch];
+  memset(c, 0, sizeof *c);
+  copy(c->name, sizeof c->name, name, strnlen(name, sizeof c->name - 1));
+  c->domain = domain;
+  c->flags = flags;
+  c->scale = scale;
+  c->range = range;
+  return m->nch++;
+}
+
+static const char *root(const char *var, const char *def)
+{
+  const char *v = getenv(var);
+
+  return v != NULL && *v != '\0' ? v : def;
+}
+
+const char *pmon__sysfs_root(void)
+{
+  return root(PMON_ENV_SYSFS_ROOT, "/sys");
+}
+
+const char *pmon__proc_root(void)
+{
+  return root(PMON_ENV_PROC_ROOT, "/proc");
+}

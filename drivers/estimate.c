@@ -1,0 +1,209 @@
+/*
+ * estimate.c - node power estimated from CPU utilisation: the fallback.
+ *
+ * No hardware: the linear model of the Damaris energy study,
+ *     P = P_idle + (P_max - P_idle) * u,
+ * where u is the node's CPU utilisation over the last interval, from the
+ * aggregate "cpu" line of /proc/stat (user + nice + system + irq + softirq
+ * + steal over all fields).  The driver integrates P itself and reports a
+ * cumulative energy in microjoules, so it is a counter meter: its figures
+ * are exact for the model, and the model is only a model.  Every figure it
+ * contributes is labelled "estimated" in the report and the summary.
+ *
+ * Parameters: idle=W and max=W (defaults PMON_ESTIMATE_IDLE_W and
+ * PMON_ESTIMATE_MAX_W, else 100 W and 300 W), stat=PATH (default
+ * $PMON_PROC_ROOT/stat).  The counter is 64-bit microjoules: no wrap.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmon.h"
+#include "driver.h"
+#include "env.h"
+#include "log.h"
+
+#define DEFAULT_IDLE_W 100.0
+#define DEFAULT_MAX_W 300.0
+#define MAX_WATTS 1e6
+
+struct est_priv {
+  char path[PATH_MAX];
+  int fd;
+  double idle_w, max_w;
+  int primed;            /* a first reading exists */
+  double t;              /* time of the last reading, s */
+  unsigned long long busy, total; /* jiffies at the last reading */
+  double util;           /* the last utilisation, 0..1 */
+  double energy_j;       /* integral of the model since open */
+};
+
+static void stat_path(const struct pmon_spec *spec, char *buf, size_t size)
+{
+  const char *p = pmon__spec_get(spec, "stat");
+
+  if (p != NULL)
+    snprintf(buf, size, "%s", p);
+  else
+    snprintf(buf, size, "%s/stat", pmon__proc_root());
+}
+
+/* Parse the aggregate "cpu" line into busy and total jiffies. */
+static int parse_stat(const char *buf, unsigned long long *busy,
+                      unsigned long long *total)
+{
+  unsigned long long f[8] = {0};
+  int n = sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0],
+                 &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]);
+
+  if (n < 4)
+    return PMON_EFORMAT;
+  /* user nice system idle iowait irq softirq steal */
+  *busy = f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
+  *total = *busy + f[3] + f[4];
+  return 0;
+}
+
+static int read_stat(struct est_priv *ep, unsigned long long *busy,
+                     unsigned long long *total)
+{
+  char buf[512];
+  ssize_t n;
+
+  do
+    n = pread(ep->fd, buf, sizeof buf - 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return pmon__fail(PMON_EIO, "estimate: %s: read: %s", ep->path,
+                      strerror(errno));
+  buf[n] = '\0';
+  if (parse_stat(buf, busy, total) != 0)
+    return pmon__fail(PMON_EFORMAT,
+                      "estimate: %s: no \"cpu\" line with at least 4 fields",
+                      ep->path);
+  return 0;
+}
+
+static double now_s(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int est_defaults(const struct pmon_spec *spec, double *idle,
+                        double *max)
+{
+  double di = DEFAULT_IDLE_W, dm = DEFAULT_MAX_W;
+  const char *e;
+  int rc;
+
+  /* The environment gives the defaults; the specification overrides. */
+  if ((e = getenv(PMON_ENV_IDLE_W)) != NULL && *e != '\0') {
+    char *end;
+
+    di = strtod(e, &end);
+    if (*end != '\0' || di < 0 || di > MAX_WATTS)
+      return pmon__fail(PMON_ECONFIG, "%s=%s: not a power in watts",
+                        PMON_ENV_IDLE_W, e);
+  }
+  if ((e = getenv(PMON_ENV_MAX_W)) != NULL && *e != '\0') {
+    char *end;
+
+    dm = strtod(e, &end);
+    if (*end != '\0' || dm < 0 || dm > MAX_WATTS)
+      return pmon__fail(PMON_ECONFIG, "%s=%s: not a power in watts",
+                        PMON_ENV_MAX_W, e);
+  }
+  if ((rc = pmon__spec_double(spec, "idle", di, 0, MAX_WATTS, idle)) != 0 ||
+      (rc = pmon__spec_double(spec, "max", dm, 0, MAX_WATTS, max)) != 0)
+    return rc;
+  if (*max < *idle)
+    return pmon__fail(PMON_ECONFIG,
+                      "estimate: max=%g W is below idle=%g W", *max, *idle);
+  return 0;
+}
+
+static int est_open(struct pmon_meter *m)
+{
+  static const char *const keys[] = {"idle", "max", "stat", NULL};
+  struct est_priv *ep = m->priv;
+  int rc;
+
+  if ((rc = pmon__spec_check_keys(&m->spec, keys)) != 0 ||
+      (rc = est_defaults(&m->spec, &ep->idle_w, &ep->max_w)) != 0)
+    return rc;
+  stat_path(&m->spec, ep->path, sizeof ep->path);
+  ep->fd = open(ep->path, O_RDONLY | O_CLOEXEC);
+  if (ep->fd < 0)
+    return pmon__fail(PMON_ENOMETER, "estimate: %s: cannot open: %s",
+                      ep->path, strerror(errno));
+  pmon__meter_add_channel(m, "node", PMON_DOM_NODE, PMON_CH_TOTAL, 1e-6, 0);
+  return 0;
+}
+
+static int est_probe(const struct pmon_spec *spec)
+{
+  char path[PATH_MAX];
+
+  stat_path(spec, path, sizeof path);
+  if (access(path, R_OK) != 0)
+    return pmon__fail(PMON_ENOMETER, "estimate: %s: %s", path,
+                      strerror(errno));
+  return 0;
+}
+
+static int est_read(struct pmon_meter *m, struct pmon_reading *r)
+{
+  struct est_priv *ep = m->priv;
+  unsigned long long busy, total;
+  double t;
+  int rc;
+
+  if ((rc = read_stat(ep, &busy, &total)) != 0)
+    return rc;
+  t = now_s();
+  if (ep->primed) {
+    double dt = t - ep->t;
+
+    if (total > ep->total && busy >= ep->busy)
+      ep->util = (double)(busy - ep->busy) / (double)(total - ep->total);
+    if (ep->util > 1)
+      ep->util = 1;
+    /* Within one clock tick the jiffies do not move: keep the last u. */
+    ep->energy_j += (ep->idle_w + (ep->max_w - ep->idle_w) * ep->util) * dt;
+  }
+  ep->primed = 1;
+  ep->t = t;
+  ep->busy = busy;
+  ep->total = total;
+  r->raw[0] = (uint64_t)(ep->energy_j * 1e6 + 0.5);
+  return 0;
+}
+
+static void est_close(struct pmon_meter *m)
+{
+  struct est_priv *ep = m->priv;
+
+  close(ep->fd);
+}
+
+const struct pmon_driver pmon__driver_estimate = {
+  .name = "estimate",
+  .description = "node power estimated from CPU utilisation (a model)",
+  .flags = PMON_DRV_COUNTER | PMON_DRV_ESTIMATED,
+  .priv_size = sizeof(struct est_priv),
+  .interval_s = 0.2,
+  .probe = est_probe,
+  .open = est_open,
+  .read = est_read,
+  .close = est_close,
+};

@@ -1,0 +1,176 @@
+/*
+ * core.h - the state of pmon in one process, shared by the core's files.
+ *
+ * One process is one MPI rank (or the whole program without MPI).  The
+ * ranks of a node elect a leader (local rank 0) that owns the node's
+ * meters: it reads them on a sampler thread and publishes, per meter, the
+ * node's cumulative energy per channel into a ring in node-shared memory
+ * (the timeline).  Region boundaries in any rank of the node only take a
+ * time stamp and fold it into per-region sums (lib/region.c); those sums
+ * are turned into joules by interpolating the timeline once a later sample
+ * exists.  See docs/internals.md.
+ */
+#ifndef PMON_CORE_H
+#define PMON_CORE_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#include "driver.h"
+#include "log.h"
+
+#define PMON_METER_MAX 8   /* meters per node */
+#define PMON_RING 4096     /* samples kept per meter in the timeline */
+#define PMON_EVENT_MAX 256 /* events kept per node; later ones are counted */
+
+/* One published sample: the node's energy per channel since init. */
+struct pmon_tl_sample {
+  uint64_t t_ns;           /* CLOCK_MONOTONIC, comparable across the node */
+  double e[PMON_CH_MAX];   /* joules */
+};
+
+/* One meter's timeline.  A single writer (the leader) fills s[seq % RING]
+ * and then increments seq with release order; readers load seq with
+ * acquire order and copy samples, checking that they were not overwritten.
+ */
+struct pmon_tl {
+  _Atomic uint64_t seq; /* samples published so far */
+  struct pmon_tl_sample s[PMON_RING];
+};
+
+/* The node-shared segment, written by the leader. */
+struct pmon_shared {
+  int32_t nmeters;
+  int32_t total_meter;                /* -1 when the node has no total */
+  uint32_t total_mask[PMON_METER_MAX]; /* channels in the node total */
+  int32_t nch[PMON_METER_MAX];
+  uint64_t t_init_ns;                 /* the leader's first sample time */
+  struct pmon_tl tl[]; /* nmeters of them */
+};
+
+/* The leader's private state for one meter. */
+struct pmon_mstate {
+  struct pmon_meter m;
+  uint64_t prev_raw[PMON_CH_MAX];
+  double prev_w[PMON_CH_MAX];
+  uint64_t prev_ns;         /* time of the previous good reading */
+  int primed;               /* a first good reading exists */
+  double e[PMON_CH_MAX];    /* cumulative joules since init */
+  uint64_t due_ns;          /* next reading */
+  int failing;              /* in a run of failed reads */
+  unsigned long nread, nfail;
+  int estimated;
+};
+
+struct pmon_event {
+  uint64_t t_ns;
+  int meter;          /* index, or -1 */
+  const char *type;   /* static string */
+  char detail[200];
+};
+
+enum pmon_phase {
+  PMON_PHASE_NONE = 0, /* before init, or after a failed init */
+  PMON_PHASE_RUNNING,
+  PMON_PHASE_FINALIZED,
+  PMON_PHASE_DISABLED
+};
+
+struct pmon_thread; /* lib/region.c */
+
+struct pmon_state {
+  _Atomic int phase;
+  int by_preload;     /* started by the interposition library */
+  int adopted;        /* ... and since claimed by the program's pmon_init */
+  int mpi;            /* MPI was initialised at pmon_init */
+  MPI_Comm world, node, leaders; /* private communicators; leaders is
+                                    MPI_COMM_NULL outside leaders */
+  int rank, size, local_rank, local_size, nnodes;
+  int leader;
+  char node_name[256];
+  MPI_Win win;        /* node-shared segment, MPI_WIN_NULL without MPI */
+  struct pmon_shared *sh;
+  void *sh_local;     /* malloc'd segment when there is no window */
+
+  /* Leader only. */
+  int nmeters;
+  struct pmon_mstate *ms;
+  int total_meter;    /* meter whose total channels form the node total */
+  struct pmon_event *events;
+  int nevents;
+  unsigned long events_dropped;
+  pthread_mutex_t lock; /* meters and events, between sampler and API */
+  pthread_cond_t cond;
+  pthread_t sampler;
+  int sampler_started;
+  int stop;
+
+  struct pmon_spec specs[PMON_METER_MAX];
+  int nspecs;
+  int automatic;      /* PMON_METERS=auto */
+  int quiet;
+  char output[PATH_MAX];
+  char jobid[128];
+  char jobid_source[32];
+  uint64_t t_init_ns, t_fin_ns;
+  struct timespec wall_start, wall_end;
+
+  pthread_mutex_t threads_lock;
+  struct pmon_thread *threads; /* every thread that used a region */
+  int nthreads;
+};
+
+extern struct pmon_state pmon__g;
+
+/* Monotonic time in nanoseconds. */
+static inline uint64_t pmon__now_ns(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* lib/meter.c */
+int pmon__meters_parse(const char *list);
+int pmon__meters_open(void);
+void pmon__meters_sample_all(uint64_t now);
+int pmon__sampler_start(void);
+void pmon__sampler_stop(void);
+void pmon__meters_close(void);
+void pmon__event(uint64_t t_ns, int meter, const char *type,
+                 const char *fmt, ...) PMON_PRINTF(4, 5);
+
+/* lib/timeline.c */
+uint64_t pmon__tl_seq(const struct pmon_tl *tl);
+int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
+                 struct pmon_tl_sample *out);
+void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, const double *e,
+                      int nch);
+
+/* lib/region.c */
+int pmon__region_begin(const char *name);
+int pmon__region_end(const char *name);
+void pmon__regions_close_all(uint64_t now);
+void pmon__regions_resolve(void);
+void pmon__regions_free(void);
+struct json_t;
+struct json_t *pmon__regions_json(void);
+
+/* lib/node.c */
+int pmon__node_setup(void);
+int pmon__node_share(void);
+void pmon__node_teardown(void);
+int pmon__tree_gather(MPI_Comm comm, struct json_t *mine,
+                      struct json_t **all);
+
+/* lib/report.c */
+struct json_t *pmon__node_record(struct json_t *ranks);
+int pmon__report(struct json_t *nodes);
+
+#endif /* PMON_CORE_H */

@@ -1,0 +1,20 @@
+/*
+ * env.h - the names of every environment variable pmon reads, in one
+ * place.  Each is documented in pmon(7).
+ */
+#ifndef PMON_ENV_H
+#define PMON_ENV_H
+
+#define PMON_ENV_DISABLE "PMON_DISABLE"     /* non-empty, not "0": no-ops */
+#define PMON_ENV_METERS "PMON_METERS"       /* meter list, default "auto" */
+#define PMON_ENV_OUTPUT "PMON_OUTPUT"       /* report path */
+#define PMON_ENV_QUIET "PMON_QUIET"         /* no end-of-job summary */
+#define PMON_ENV_DEBUG "PMON_DEBUG"         /* diagnostics on stderr */
+#define PMON_ENV_NODE "PMON_NODE"           /* emulated node name */
+#define PMON_ENV_SYSFS_ROOT "PMON_SYSFS_ROOT" /* default "/sys" */
+#define PMON_ENV_PROC_ROOT "PMON_PROC_ROOT" /* default "/proc" */
+#define PMON_ENV_IDLE_W "PMON_ESTIMATE_IDLE_W" /* estimate: P_idle */
+#define PMON_ENV_MAX_W "PMON_ESTIMATE_MAX_W"   /* estimate: P_max */
+#define PMON_ENV_RUN_FD "PMON_RUN_FD"       /* set by pmon-run, see there */
+
+#endif /* PMON_ENV_H */

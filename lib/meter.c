@@ -1,0 +1,357 @@
+/*
+ * meter.c - the node's meters: choosing them, reading them on the sampler
+ * thread, turning readings into cumulative joules, and node events.
+ *
+ * Only the node leader opens meters.  Every reading becomes one sample of
+ * the meter's timeline: counter meters add the wrap-corrected delta of each
+ * channel times its scale; sampled meters add the trapezoid of the last two
+ * power readings.  A counter that restarts (a reset event, or a value below
+ * the previous one on a counter that does not wrap) adds nothing for that
+ * interval: energy is lost, never invented, and the node's events say so.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmon.h"
+#include "core.h"
+#include "env.h"
+
+int pmon__meters_parse(const char *list)
+{
+  struct pmon_state *g = &pmon__g;
+  const char *p = list != NULL ? list : "";
+  int rc;
+
+  g->nspecs = 0;
+  g->automatic = 0;
+  p += strspn(p, " \t,");
+  if (*p == '\0') {
+    g->automatic = 1;
+    return 0;
+  }
+  while (*p != '\0') {
+    size_t len = strcspn(p, ",");
+    char item[PMON_SPEC_MAX];
+
+    while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+      len--;
+    if (len >= sizeof item)
+      return pmon__fail(PMON_ECONFIG, "%s: meter \"%.40s...\": too long",
+                        PMON_ENV_METERS, p);
+    memcpy(item, p, len);
+    item[len] = '\0';
+    if (strcmp(item, "auto") == 0) {
+      g->automatic = 1;
+    } else {
+      struct pmon_spec *spec = &g->specs[g->nspecs];
+
+      if (g->nspecs == PMON_METER_MAX)
+        return pmon__fail(PMON_ECONFIG, "%s: more than %d meters",
+                          PMON_ENV_METERS, PMON_METER_MAX);
+      if ((rc = pmon__spec_parse(item, spec)) != 0)
+        return rc;
+      if (pmon__driver_find(spec->driver) == NULL) {
+        char known[256] = "";
+
+        for (int i = 0; pmon__drivers[i] != NULL; i++)
+          snprintf(known + strlen(known), sizeof known - strlen(known),
+                   "%s%s", i > 0 ? ", " : "", pmon__drivers[i]->name);
+        return pmon__fail(PMON_ECONFIG,
+                          "%s: meter \"%s\": unknown driver \"%s\" "
+                          "(this build knows: %s)",
+                          PMON_ENV_METERS, spec->text, spec->driver, known);
+      }
+      g->nspecs++;
+    }
+    p += strcspn(p, ",");
+    p += strspn(p, " \t,");
+  }
+  if (g->automatic && g->nspecs > 0)
+    return pmon__fail(PMON_ECONFIG,
+                      "%s: \"auto\" cannot be combined with other meters",
+                      PMON_ENV_METERS);
+  return 0;
+}
+
+void pmon__event(uint64_t t_ns, int meter, const char *type,
+                 const char *fmt, ...)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_event *ev;
+  va_list ap;
+
+  if (g->nevents == PMON_EVENT_MAX) {
+    g->events_dropped++;
+    return;
+  }
+  if (g->events == NULL &&
+      (g->events = calloc(PMON_EVENT_MAX, sizeof *g->events)) == NULL) {
+    g->events_dropped++;
+    return;
+  }
+  ev = &g->events[g->nevents++];
+  ev->t_ns = t_ns;
+  ev->meter = meter;
+  ev->type = type;
+  va_start(ap, fmt);
+  vsnprintf(ev->detail, sizeof ev->detail, fmt, ap);
+  va_end(ap);
+  pmon__debug("%s: %s: %s",
+              meter >= 0 ? g->ms[meter].m.spec.text : g->node_name, type,
+              ev->detail);
+}
+
+/* Open SPEC as meter number g->nmeters.  0, or the driver's error. */
+static int open_one(const struct pmon_spec *spec)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_mstate *ms = &g->ms[g->nmeters];
+  const struct pmon_driver *drv = pmon__driver_find(spec->driver);
+  int rc;
+
+  memset(ms, 0, sizeof *ms);
+  ms->m.drv = drv;
+  ms->m.spec = *spec;
+  ms->m.interval_s = drv->interval_s;
+  if (drv->priv_size > 0 && (ms->m.priv = calloc(1, drv->priv_size)) == NULL)
+    return pmon__fail(PMON_ENOMEM, "%s: out of memory", spec->text);
+  if ((rc = drv->open(&ms->m)) != 0) {
+    free(ms->m.priv);
+    ms->m.priv = NULL;
+    return rc;
+  }
+  ms->estimated = (drv->flags & PMON_DRV_ESTIMATED) != 0;
+  g->nmeters++;
+  return 0;
+}
+
+/* "auto": the first real meter whose probe succeeds, else the estimate. */
+static int open_auto(void)
+{
+  struct pmon_spec spec;
+
+  for (int i = 0; pmon__drivers[i] != NULL; i++) {
+    const struct pmon_driver *drv = pmon__drivers[i];
+
+    if (drv->flags & PMON_DRV_ESTIMATED)
+      continue;
+    pmon__spec_parse(drv->name, &spec);
+    if (drv->probe != NULL && drv->probe(&spec) != 0)
+      continue;
+    if (open_one(&spec) == 0)
+      return 0;
+    pmon__event(pmon__now_ns(), -1, "open_error", "%s",
+                pmon_errmsg() + strlen("pmon: "));
+  }
+  pmon__spec_parse("estimate", &spec);
+  return open_one(&spec);
+}
+
+int pmon__meters_open(void)
+{
+  struct pmon_state *g = &pmon__g;
+  int rc = 0;
+
+  g->nmeters = 0;
+  g->total_meter = -1;
+  if ((g->ms = calloc(PMON_METER_MAX, sizeof *g->ms)) == NULL)
+    return pmon__fail(PMON_ENOMEM, "meters: out of memory");
+  if (g->automatic) {
+    if ((rc = open_auto()) == PMON_ECONFIG)
+      return rc;
+    if (rc != 0)
+      pmon__event(pmon__now_ns(), -1, "open_error", "%s",
+                  pmon_errmsg() + strlen("pmon: "));
+  } else {
+    for (int i = 0; i < g->nspecs; i++) {
+      if ((rc = open_one(&g->specs[i])) == PMON_ECONFIG)
+        return rc;
+      if (rc != 0)
+        pmon__event(pmon__now_ns(), -1, "open_error", "%s",
+                    pmon_errmsg() + strlen("pmon: "));
+    }
+  }
+  /* The node total: the first measured meter with total channels, else
+   * the first estimated one.  Other meters' channels are reported but
+   * never added, so that nothing is counted twice. */
+  for (int pass = 0; pass < 2 && g->total_meter < 0; pass++)
+    for (int i = 0; i < g->nmeters && g->total_meter < 0; i++) {
+      if (g->ms[i].estimated != pass)
+        continue;
+      for (int c = 0; c < g->ms[i].m.nch; c++)
+        if (g->ms[i].m.ch[c].flags & PMON_CH_TOTAL)
+          g->total_meter = i;
+    }
+  return 0;
+}
+
+/* Take one reading of meter I and publish it.  Lock held or no sampler. */
+static void sample_one(int i)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_mstate *ms = &g->ms[i];
+  struct pmon_meter *m = &ms->m;
+  struct pmon_reading r;
+  uint64_t t0, t1, t;
+  int rc;
+
+  memset(&r, 0, sizeof r);
+  t0 = pmon__now_ns();
+  rc = m->drv->read(m, &r);
+  t1 = pmon__now_ns();
+  t = t0 + (t1 - t0) / 2;
+  if (rc != 0) {
+    ms->nfail++;
+    if (!ms->failing)
+      pmon__event(t, i, "read_error", "%s", pmon_errmsg() + strlen("pmon: "));
+    ms->failing = 1;
+    return;
+  }
+  if (ms->failing)
+    pmon__event(t, i, "recovered", "reading again after %lu failed reads",
+                ms->nfail);
+  ms->failing = 0;
+  ms->nread++;
+  if (r.events & PMON_EV_RESET)
+    pmon__event(t, i, "reset", "%s", r.detail);
+  else if (r.events & PMON_EV_POWER_CAP)
+    pmon__event(t, i, "power_cap", "%s", r.detail);
+  if (m->drv->flags & PMON_DRV_COUNTER) {
+    for (int c = 0; ms->primed && c < m->nch; c++) {
+      uint64_t prev = ms->prev_raw[c], now = r.raw[c], d;
+
+      if (r.events & PMON_EV_RESET)
+        d = 0;
+      else if (now >= prev)
+        d = now - prev;
+      else if (m->ch[c].range != 0 && prev < m->ch[c].range)
+        d = m->ch[c].range - prev + now;
+      else {
+        d = 0;
+        pmon__event(t, i, "reset",
+                    "channel %s went back from %llu to %llu: counter "
+                    "restarted, interval not counted",
+                    m->ch[c].name, (unsigned long long)prev,
+                    (unsigned long long)now);
+      }
+      ms->e[c] += (double)d * m->ch[c].scale;
+    }
+    memcpy(ms->prev_raw, r.raw, sizeof r.raw);
+  } else {
+    double dt = (double)(t - ms->prev_ns) * 1e-9;
+
+    for (int c = 0; ms->primed && c < m->nch; c++)
+      ms->e[c] += 0.5 * (ms->prev_w[c] + r.watts[c]) * dt;
+    memcpy(ms->prev_w, r.watts, sizeof r.watts);
+  }
+  ms->prev_ns = t;
+  ms->primed = 1;
+  pmon__tl_publish(&g->sh->tl[i], t, ms->e, m->nch);
+}
+
+void pmon__meters_sample_all(uint64_t now)
+{
+  struct pmon_state *g = &pmon__g;
+
+  for (int i = 0; i < g->nmeters; i++) {
+    sample_one(i);
+    g->ms[i].due_ns = now + (uint64_t)(g->ms[i].m.interval_s * 1e9);
+  }
+}
+
+static void *sampler_main(void *arg)
+{
+  struct pmon_state *g = &pmon__g;
+
+  (void)arg;
+  pthread_mutex_lock(&g->lock);
+  while (!g->stop) {
+    uint64_t now = pmon__now_ns(), next = UINT64_MAX;
+    struct timespec ts;
+
+    for (int i = 0; i < g->nmeters; i++) {
+      struct pmon_mstate *ms = &g->ms[i];
+      uint64_t period = (uint64_t)(ms->m.interval_s * 1e9);
+
+      if (now >= ms->due_ns) {
+        sample_one(i);
+        ms->due_ns += period;
+        if (ms->due_ns <= now) /* late: do not try to catch up */
+          ms->due_ns = now + period;
+      }
+      if (ms->due_ns < next)
+        next = ms->due_ns;
+    }
+    if (next == UINT64_MAX)
+      next = now + 1000000000u;
+    ts.tv_sec = (time_t)(next / 1000000000u);
+    ts.tv_nsec = (long)(next % 1000000000u);
+    pthread_cond_timedwait(&g->cond, &g->lock, &ts);
+  }
+  pthread_mutex_unlock(&g->lock);
+  return NULL;
+}
+
+int pmon__sampler_start(void)
+{
+  struct pmon_state *g = &pmon__g;
+  pthread_condattr_t ca;
+  sigset_t all, old;
+  int rc;
+
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&g->cond, &ca);
+  pthread_condattr_destroy(&ca);
+  g->stop = 0;
+  if (g->nmeters == 0)
+    return 0;
+  /* The sampler takes no signal: the program's handlers stay on its own
+   * threads. */
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  rc = pthread_create(&g->sampler, NULL, sampler_main, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc != 0)
+    return pmon__fail(PMON_ENOMEM, "sampler: cannot start a thread: %s",
+                      strerror(rc));
+  g->sampler_started = 1;
+  return 0;
+}
+
+void pmon__sampler_stop(void)
+{
+  struct pmon_state *g = &pmon__g;
+
+  if (!g->sampler_started)
+    return;
+  pthread_mutex_lock(&g->lock);
+  g->stop = 1;
+  pthread_cond_signal(&g->cond);
+  pthread_mutex_unlock(&g->lock);
+  pthread_join(g->sampler, NULL);
+  g->sampler_started = 0;
+}
+
+void pmon__meters_close(void)
+{
+  struct pmon_state *g = &pmon__g;
+
+  for (int i = 0; i < g->nmeters; i++) {
+    if (g->ms[i].m.drv->close != NULL)
+      g->ms[i].m.drv->close(&g->ms[i].m);
+    free(g->ms[i].m.priv);
+  }
+  free(g->ms);
+  g->ms = NULL;
+  g->nmeters = 0;
+  free(g->events);
+  g->events = NULL;
+  g->nevents = 0;
+}

@@ -1,0 +1,233 @@
+/*
+ * node.c - ranks, nodes and leaders; the node-shared segment; the tree
+ * that brings records to rank 0.
+ *
+ * A node is what MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups, split
+ * further by PMON_NODE when it is set (ranks of one host with the same
+ * value form one emulated node; ranks on different hosts never share one).
+ * The leader of a node is its local rank 0.  All of pmon's MPI traffic goes
+ * through the PMPI_ entry points on private communicators, so neither the
+ * program nor other PMPI tools see it.
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "pmon.h"
+#include "core.h"
+#include "env.h"
+
+#define TAG_GATHER 7301
+
+static void node_name_of(char *buf, size_t size)
+{
+  const char *v = getenv(PMON_ENV_NODE);
+
+  if (v != NULL && *v != '\0') {
+    snprintf(buf, size, "%s", v);
+    return;
+  }
+  if (gethostname(buf, size) != 0)
+    snprintf(buf, size, "localhost");
+  buf[size - 1] = '\0';
+}
+
+static int mpi_fail(int rc, const char *what)
+{
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+
+  PMPI_Error_string(rc, msg, &len);
+  return pmon__fail(PMON_EMPI, "MPI: %s: %s", what, msg);
+}
+
+int pmon__node_setup(void)
+{
+  struct pmon_state *g = &pmon__g;
+  int init = 0, fini = 0, rc, nl, color;
+  MPI_Comm host = MPI_COMM_NULL;
+  char (*names)[sizeof g->node_name] = NULL;
+
+  g->world = g->node = g->leaders = MPI_COMM_NULL;
+  g->win = MPI_WIN_NULL;
+  node_name_of(g->node_name, sizeof g->node_name);
+  PMPI_Initialized(&init);
+  if (init)
+    PMPI_Finalized(&fini);
+  g->mpi = init && !fini;
+  if (!g->mpi) {
+    g->rank = g->local_rank = 0;
+    g->size = g->local_size = g->nnodes = 1;
+    g->leader = 1;
+    return 0;
+  }
+  if ((rc = PMPI_Comm_dup(MPI_COMM_WORLD, &g->world)) != MPI_SUCCESS)
+    return mpi_fail(rc, "MPI_Comm_dup");
+  PMPI_Comm_set_errhandler(g->world, MPI_ERRORS_RETURN);
+  PMPI_Comm_rank(g->world, &g->rank);
+  PMPI_Comm_size(g->world, &g->size);
+  if ((rc = PMPI_Comm_split_type(g->world, MPI_COMM_TYPE_SHARED, g->rank,
+                                 MPI_INFO_NULL, &host)) != MPI_SUCCESS)
+    return mpi_fail(rc, "MPI_Comm_split_type");
+  /* Emulated nodes: colour each rank of the host by the lowest host rank
+   * that has the same node name. */
+  {
+    int hrank, hsize;
+
+    PMPI_Comm_rank(host, &hrank);
+    PMPI_Comm_size(host, &hsize);
+    if ((names = calloc((size_t)hsize, sizeof *names)) == NULL) {
+      PMPI_Comm_free(&host);
+      return pmon__fail(PMON_ENOMEM, "node: out of memory");
+    }
+    rc = PMPI_Allgather(g->node_name, (int)sizeof *names, MPI_CHAR, names,
+                        (int)sizeof *names, MPI_CHAR, host);
+    for (color = 0; rc == MPI_SUCCESS && color < hrank; color++)
+      if (strcmp(names[color], g->node_name) == 0)
+        break;
+    free(names);
+    if (rc == MPI_SUCCESS)
+      rc = PMPI_Comm_split(host, color, g->rank, &g->node);
+    PMPI_Comm_free(&host);
+    if (rc != MPI_SUCCESS)
+      return mpi_fail(rc, "node communicator");
+  }
+  PMPI_Comm_set_errhandler(g->node, MPI_ERRORS_RETURN);
+  PMPI_Comm_rank(g->node, &g->local_rank);
+  PMPI_Comm_size(g->node, &g->local_size);
+  g->leader = g->local_rank == 0;
+  if ((rc = PMPI_Comm_split(g->world, g->leader ? 0 : MPI_UNDEFINED, g->rank,
+                            &g->leaders)) != MPI_SUCCESS)
+    return mpi_fail(rc, "leader communicator");
+  if (g->leaders != MPI_COMM_NULL)
+    PMPI_Comm_set_errhandler(g->leaders, MPI_ERRORS_RETURN);
+  nl = g->leader;
+  if ((rc = PMPI_Allreduce(&nl, &g->nnodes, 1, MPI_INT, MPI_SUM, g->world)) !=
+      MPI_SUCCESS)
+    return mpi_fail(rc, "MPI_Allreduce");
+  return 0;
+}
+
+int pmon__node_share(void)
+{
+  struct pmon_state *g = &pmon__g;
+  int nmeters = g->leader ? g->nmeters : 0, rc;
+  size_t size;
+  void *base;
+
+  if (g->mpi &&
+      (rc = PMPI_Bcast(&nmeters, 1, MPI_INT, 0, g->node)) != MPI_SUCCESS)
+    return mpi_fail(rc, "MPI_Bcast");
+  size = offsetof(struct pmon_shared, tl) +
+         (size_t)nmeters * sizeof(struct pmon_tl);
+  if (g->mpi) {
+    MPI_Aint sz;
+    int du;
+
+    rc = PMPI_Win_allocate_shared(g->leader ? (MPI_Aint)size : 0, 1,
+                                  MPI_INFO_NULL, g->node, &base, &g->win);
+    if (rc != MPI_SUCCESS) {
+      g->win = MPI_WIN_NULL;
+      return mpi_fail(rc, "MPI_Win_allocate_shared");
+    }
+    PMPI_Win_shared_query(g->win, 0, &sz, &du, &base);
+  } else if ((base = g->sh_local = calloc(1, size)) == NULL) {
+    return pmon__fail(PMON_ENOMEM, "node: out of memory");
+  }
+  g->sh = base;
+  if (g->leader) {
+    struct pmon_shared *sh = g->sh;
+
+    memset(sh, 0, size);
+    sh->nmeters = nmeters;
+    sh->total_meter = g->total_meter;
+    for (int i = 0; i < nmeters; i++) {
+      sh->nch[i] = g->ms[i].m.nch;
+      for (int c = 0; c < g->ms[i].m.nch; c++)
+        if (g->ms[i].m.ch[c].flags & PMON_CH_TOTAL)
+          sh->total_mask[i] |= 1u << c;
+    }
+  }
+  return 0;
+}
+
+void pmon__node_teardown(void)
+{
+  struct pmon_state *g = &pmon__g;
+
+  if (g->win != MPI_WIN_NULL)
+    PMPI_Win_free(&g->win);
+  free(g->sh_local);
+  g->sh_local = NULL;
+  g->sh = NULL;
+  if (g->leaders != MPI_COMM_NULL)
+    PMPI_Comm_free(&g->leaders);
+  if (g->node != MPI_COMM_NULL)
+    PMPI_Comm_free(&g->node);
+  if (g->world != MPI_COMM_NULL)
+    PMPI_Comm_free(&g->world);
+}
+
+int pmon__tree_gather(MPI_Comm comm, json_t *mine, json_t **all)
+{
+  json_t *acc = mine;
+  int rank, size, rc = 0;
+
+  *all = NULL;
+  if (comm == MPI_COMM_NULL) {
+    *all = acc;
+    return 0;
+  }
+  PMPI_Comm_rank(comm, &rank);
+  PMPI_Comm_size(comm, &size);
+  for (int mask = 1; mask < size; mask <<= 1) {
+    if (rank & mask) {
+      char *s = acc != NULL ? json_dumps(acc, JSON_COMPACT) : NULL;
+      const char *msg = s != NULL ? s : "[]";
+
+      if (s == NULL)
+        rc = pmon__fail(PMON_ENOMEM, "gather: cannot serialise records");
+      if (PMPI_Send(msg, (int)strlen(msg) + 1, MPI_CHAR, rank - mask,
+                    TAG_GATHER, comm) != MPI_SUCCESS)
+        rc = pmon__fail(PMON_EMPI, "gather: MPI_Send failed");
+      free(s);
+      json_decref(acc);
+      return rc;
+    }
+    if (rank + mask < size) {
+      MPI_Status st;
+      json_t *got = NULL;
+      char *buf;
+      int n = 0;
+
+      PMPI_Probe(rank + mask, TAG_GATHER, comm, &st);
+      PMPI_Get_count(&st, MPI_CHAR, &n);
+      buf = malloc(n > 0 ? (size_t)n : 1);
+      if (buf == NULL) {
+        char c;
+
+        PMPI_Recv(&c, 0, MPI_CHAR, rank + mask, TAG_GATHER, comm,
+                  MPI_STATUS_IGNORE);
+        rc = pmon__fail(PMON_ENOMEM, "gather: out of memory");
+        continue;
+      }
+      if (PMPI_Recv(buf, n, MPI_CHAR, rank + mask, TAG_GATHER, comm,
+                    MPI_STATUS_IGNORE) == MPI_SUCCESS && n > 0) {
+        buf[n - 1] = '\0';
+        got = json_loads(buf, 0, NULL);
+      }
+      free(buf);
+      if (got == NULL || acc == NULL || json_array_extend(acc, got) != 0)
+        rc = pmon__fail(PMON_EMPI, "gather: lost the records of ranks %d+",
+                        rank + mask);
+      json_decref(got);
+    }
+  }
+  *all = acc;
+  return rc;
+}

@@ -1,0 +1,349 @@
+/*
+ * pmon.c - the public entry points: init, regions, read, finalize.
+ *
+ * The life of a process: NONE -> (pmon_init) RUNNING -> (pmon_finalize)
+ * FINALIZED, or NONE -> DISABLED with PMON_DISABLE.  A failed init leaves
+ * NONE.  Region calls check the phase with one atomic load and never take
+ * a lock held by anything slow.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "pmon.h"
+#include "core.h"
+#include "env.h"
+#include "preload.h"
+
+struct pmon_state pmon__g = {
+  .lock = PTHREAD_MUTEX_INITIALIZER,
+  .threads_lock = PTHREAD_MUTEX_INITIALIZER,
+  .world = MPI_COMM_NULL,
+  .node = MPI_COMM_NULL,
+  .leaders = MPI_COMM_NULL,
+};
+
+/* One lock for the phase changes (init, finalize), never for regions. */
+static pthread_mutex_t life = PTHREAD_MUTEX_INITIALIZER;
+
+static int env_flag(const char *name)
+{
+  const char *v = getenv(name);
+
+  return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+}
+
+static void sanitise(char *s)
+{
+  for (; *s != '\0'; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+          (*s >= '0' && *s <= '9') || *s == '.' || *s == '-' || *s == '_'))
+      *s = '_';
+}
+
+/* The job id from the batch system, else made up from time, host, pid. */
+static void job_id(void)
+{
+  static const char *const vars[] = {"SLURM_JOB_ID", "PBS_JOBID",
+                                     "LSB_JOBID", "FLUX_JOB_ID"};
+  struct pmon_state *g = &pmon__g;
+
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+
+    if (v != NULL && *v != '\0') {
+      snprintf(g->jobid, sizeof g->jobid, "%s", v);
+      snprintf(g->jobid_source, sizeof g->jobid_source, "%s", vars[i]);
+      sanitise(g->jobid);
+      return;
+    }
+  }
+  {
+    struct tm tm;
+    char host[64] = "host";
+
+    gethostname(host, sizeof host - 1);
+    host[strcspn(host, ".")] = '\0';
+    gmtime_r(&g->wall_start.tv_sec, &tm);
+    snprintf(g->jobid, sizeof g->jobid, "%04d%02d%02dT%02d%02d%02d-%s-%ld",
+             tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+             tm.tm_min, tm.tm_sec, host, (long)getpid());
+    snprintf(g->jobid_source, sizeof g->jobid_source, "generated");
+    sanitise(g->jobid);
+  }
+}
+
+static void node_barrier(void)
+{
+  if (pmon__g.mpi)
+    PMPI_Barrier(pmon__g.node);
+}
+
+static void teardown(void)
+{
+  struct pmon_state *g = &pmon__g;
+
+  pmon__sampler_stop();
+  if (g->leader)
+    pmon__meters_close();
+  pmon__regions_free();
+  pmon__node_teardown();
+}
+
+/*
+ * MPI_Finalize frees MPI_COMM_SELF first, while MPI still works, calling
+ * the delete function of its attributes: a program that forgot
+ * pmon_finalize() still gets its report.
+ */
+static int self_delete(MPI_Comm comm, int key, void *val, void *extra)
+{
+  (void)comm;
+  (void)key;
+  (void)val;
+  (void)extra;
+  if (atomic_load(&pmon__g.phase) == PMON_PHASE_RUNNING)
+    pmon_finalize();
+  return MPI_SUCCESS;
+}
+
+static int init_locked(int by_preload)
+{
+  struct pmon_state *g = &pmon__g;
+  int phase = atomic_load(&g->phase), rc, cfg, any;
+  const char *meters;
+
+  if (phase == PMON_PHASE_DISABLED)
+    return 0;
+  if (phase == PMON_PHASE_RUNNING) {
+    if (g->by_preload && !by_preload && !g->adopted) {
+      g->adopted = 1;
+      return 0;
+    }
+    return pmon__fail(PMON_EALREADY, "pmon_init: called twice");
+  }
+  if (phase == PMON_PHASE_FINALIZED)
+    return pmon__fail(PMON_EFINALIZED,
+                      "pmon_init: pmon was finalised and cannot restart");
+  if (env_flag(PMON_ENV_DISABLE)) {
+    atomic_store(&g->phase, PMON_PHASE_DISABLED);
+    return 0;
+  }
+  g->quiet = env_flag(PMON_ENV_QUIET);
+  clock_gettime(CLOCK_REALTIME, &g->wall_start);
+  meters = getenv(PMON_ENV_METERS);
+  cfg = pmon__meters_parse(meters != NULL ? meters : "auto");
+  if ((rc = pmon__node_setup()) != 0) {
+    pmon__node_teardown();
+    return rc;
+  }
+  if (cfg == 0 && g->leader)
+    cfg = pmon__meters_open() == PMON_ECONFIG ? PMON_ECONFIG : 0;
+  /* Every rank returns the same: one bad configuration anywhere stops all. */
+  any = cfg;
+  if (g->mpi)
+    PMPI_Allreduce(&cfg, &any, 1, MPI_INT, MPI_MIN, g->world);
+  if (any != 0) {
+    if (g->rank == 0)
+      pmon__say("%s", cfg != 0 ? pmon_errmsg() + strlen("pmon: ")
+                               : "PMON_METERS: invalid on some node");
+    teardown();
+    return cfg != 0 ? cfg : pmon__fail(PMON_ECONFIG, "invalid configuration");
+  }
+  if ((rc = pmon__node_share()) != 0) {
+    teardown();
+    return rc;
+  }
+  if (g->leader) {
+    g->t_init_ns = pmon__now_ns();
+    pmon__meters_sample_all(g->t_init_ns);
+    g->sh->t_init_ns = g->t_init_ns;
+    rc = pmon__sampler_start();
+  }
+  atomic_thread_fence(memory_order_seq_cst);
+  node_barrier();
+  g->t_init_ns = g->sh->t_init_ns;
+  if (g->rank == 0)
+    job_id();
+  if (g->mpi) {
+    int key;
+
+    PMPI_Bcast(g->jobid, sizeof g->jobid, MPI_CHAR, 0, g->world);
+    PMPI_Bcast(g->jobid_source, sizeof g->jobid_source, MPI_CHAR, 0,
+               g->world);
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &key,
+                                NULL) == MPI_SUCCESS)
+      PMPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
+  }
+  g->by_preload = by_preload;
+  atomic_store(&g->phase, PMON_PHASE_RUNNING);
+  return rc;
+}
+
+int pmon__init(int by_preload)
+{
+  int rc;
+
+  pthread_mutex_lock(&life);
+  pmon__clear_error();
+  rc = init_locked(by_preload);
+  pthread_mutex_unlock(&life);
+  return rc;
+}
+
+int pmon_init(void)
+{
+  return pmon__init(0);
+}
+
+static int finalize_locked(void)
+{
+  struct pmon_state *g = &pmon__g;
+  int phase = atomic_load(&g->phase), rc = 0;
+  json_t *mine, *ranks = NULL, *nodes = NULL;
+
+  if (phase == PMON_PHASE_DISABLED)
+    return 0;
+  if (phase == PMON_PHASE_NONE)
+    return pmon__fail(PMON_ENOINIT, "pmon_finalize: pmon_init was not called "
+                                    "or failed");
+  if (phase == PMON_PHASE_FINALIZED)
+    return pmon__fail(PMON_EFINALIZED, "pmon_finalize: called twice");
+  if (g->mpi) {
+    int fini = 0;
+
+    PMPI_Finalized(&fini);
+    if (fini)
+      return pmon__fail(PMON_EMPI, "pmon_finalize: must be called before "
+                                   "MPI_Finalize");
+  }
+  atomic_store(&g->phase, PMON_PHASE_FINALIZED);
+  g->t_fin_ns = pmon__now_ns();
+  clock_gettime(CLOCK_REALTIME, &g->wall_end);
+  pmon__regions_close_all(g->t_fin_ns);
+  node_barrier();
+  if (g->leader) {
+    pmon__sampler_stop();
+    pmon__meters_sample_all(pmon__now_ns());
+  }
+  atomic_thread_fence(memory_order_seq_cst);
+  node_barrier();
+  pmon__regions_resolve();
+
+  mine = json_pack("[{s:i, s:i, s:o}]", "rank", g->rank, "local",
+                   g->local_rank, "regions", pmon__regions_json());
+  if (mine == NULL)
+    mine = json_array();
+  rc = pmon__tree_gather(g->mpi ? g->node : MPI_COMM_NULL, mine, &ranks);
+  if (g->leader) {
+    json_t *rec = pmon__node_record(ranks), *one = json_array();
+
+    if (rec != NULL)
+      json_array_append_new(one, rec);
+    else
+      rc = pmon__fail(PMON_ENOMEM, "finalize: cannot build the node record");
+    int r2 = pmon__tree_gather(g->mpi ? g->leaders : MPI_COMM_NULL, one,
+                               &nodes);
+    rc = rc != 0 ? rc : r2;
+  }
+  json_decref(ranks);
+  if (g->rank == 0 && nodes != NULL) {
+    int r3 = pmon__report(nodes);
+
+    rc = rc != 0 ? rc : r3;
+  }
+  json_decref(nodes);
+  teardown();
+  return rc;
+}
+
+int pmon_finalize(void)
+{
+  int rc;
+
+  pthread_mutex_lock(&life);
+  pmon__clear_error();
+  rc = finalize_locked();
+  pthread_mutex_unlock(&life);
+  return rc;
+}
+
+int pmon__finalize_discard(void)
+{
+  struct pmon_state *g = &pmon__g;
+
+  pthread_mutex_lock(&life);
+  if (atomic_load(&g->phase) == PMON_PHASE_RUNNING) {
+    atomic_store(&g->phase, PMON_PHASE_FINALIZED);
+    teardown();
+  }
+  pthread_mutex_unlock(&life);
+  return 0;
+}
+
+static int running(const char *what)
+{
+  switch (atomic_load_explicit(&pmon__g.phase, memory_order_acquire)) {
+  case PMON_PHASE_RUNNING:
+    return 0;
+  case PMON_PHASE_DISABLED:
+    return 1;
+  case PMON_PHASE_FINALIZED:
+    return pmon__fail(PMON_EFINALIZED, "%s: called after pmon_finalize",
+                      what);
+  default:
+    return pmon__fail(PMON_ENOINIT, "%s: called before pmon_init", what);
+  }
+}
+
+int pmon_region_begin(const char *name)
+{
+  int rc = running("pmon_region_begin");
+
+  if (rc != 0)
+    return rc > 0 ? 0 : rc;
+  return pmon__region_begin(name);
+}
+
+int pmon_region_end(const char *name)
+{
+  int rc = running("pmon_region_end");
+
+  if (rc != 0)
+    return rc > 0 ? 0 : rc;
+  return pmon__region_end(name);
+}
+
+int pmon_read(double *energy_j, double *time_s)
+{
+  const struct pmon_shared *sh;
+  struct pmon_tl_sample s;
+  int rc = running("pmon_read"), tm;
+  double e = 0;
+
+  if (rc != 0)
+    return rc > 0 ? pmon__fail(PMON_ENODATA, "pmon_read: pmon is disabled")
+                  : rc;
+  sh = pmon__g.sh;
+  tm = sh->total_meter;
+  if (tm < 0 || pmon__tl_seq(&sh->tl[tm]) == 0 ||
+      pmon__tl_get(&sh->tl[tm], pmon__tl_seq(&sh->tl[tm]) - 1, &s) != 0)
+    return pmon__fail(PMON_ENODATA, "pmon_read: no energy data on this node");
+  for (int c = 0; c < sh->nch[tm]; c++)
+    if (sh->total_mask[tm] & (1u << c))
+      e += s.e[c];
+  if (energy_j != NULL)
+    *energy_j = e;
+  if (time_s != NULL)
+    *time_s = (double)(s.t_ns - sh->t_init_ns) * 1e-9;
+  return 0;
+}
+
+const char *pmon_version(void)
+{
+  return PMON_VERSION_STRING;
+}

@@ -1,0 +1,510 @@
+/*
+ * report.c - node records, the job report, the summary.
+ *
+ * At finalize every rank sends its regions to its node leader, which
+ * merges them into the node's record; the leaders send their records to
+ * rank 0, which writes the report (docs/report-format.md, pmon-report(5))
+ * and prints the summary.  Both steps are binomial trees (lib/node.c): log2
+ * steps, and memory at rank 0 in proportion to the nodes, not the ranks.
+ *
+ * The rules of docs/report-format.md, here in code: a node's energy is its
+ * total meter's from init to finalize; a region's energy on a node is the
+ * one measured by the lowest local rank that entered it; over the job,
+ * counts add up, times take the maximum, energies add up over nodes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "pmon.h"
+#include "core.h"
+#include "env.h"
+
+#define REPORT_FORMAT_VERSION 1
+
+static const char *const domain_names[] = {"node", "cpu", "memory", "accel",
+                                           "other"};
+
+static json_t *number_or_null(double v, int valid)
+{
+  return valid && isfinite(v) ? json_real(v) : json_null();
+}
+
+/* Index of channel C of meter M in a rank's flattened "e" array. */
+static int flat_index(int m, int c)
+{
+  int k = 0;
+
+  for (int i = 0; i < m; i++)
+    k += pmon__g.sh->nch[i];
+  return k + c;
+}
+
+/* The node total of a flattened energy array E; 0 when it has none. */
+static int node_total(json_t *e, double *out)
+{
+  const struct pmon_shared *sh = pmon__g.sh;
+  int tm = sh->total_meter;
+
+  *out = 0;
+  if (tm < 0 || !json_is_array(e))
+    return 0;
+  for (int c = 0; c < sh->nch[tm]; c++)
+    if (sh->total_mask[tm] & (1u << c))
+      *out += json_real_value(json_array_get(e, (size_t)flat_index(tm, c)));
+  return 1;
+}
+
+static json_t *meters_json(void)
+{
+  struct pmon_state *g = &pmon__g;
+  json_t *arr = json_array();
+
+  for (int i = 0; i < g->nmeters; i++) {
+    const struct pmon_meter *m = &g->ms[i].m;
+    json_t *chs = json_array();
+
+    for (int c = 0; c < m->nch; c++)
+      json_array_append_new(
+        chs, json_pack("{s:s, s:s, s:b}", "name", m->ch[c].name, "domain",
+                       domain_names[m->ch[c].domain], "total",
+                       i == g->total_meter &&
+                         (m->ch[c].flags & PMON_CH_TOTAL) != 0));
+    json_array_append_new(
+      arr, json_pack("{s:s, s:s, s:s, s:b, s:f, s:o}", "driver",
+                     m->drv->name, "spec", m->spec.text, "kind",
+                     (m->drv->flags & PMON_DRV_COUNTER) ? "counter"
+                                                         : "sampled",
+                     "estimated", g->ms[i].estimated, "interval_s",
+                     m->interval_s, "channels", chs));
+  }
+  return arr;
+}
+
+static json_t *events_json(void)
+{
+  struct pmon_state *g = &pmon__g;
+  json_t *arr = json_array();
+
+  for (int i = 0; i < g->nevents; i++) {
+    const struct pmon_event *ev = &g->events[i];
+
+    json_array_append_new(
+      arr, json_pack("{s:f, s:s, s:s, s:s}", "t_s",
+                     ((double)ev->t_ns - (double)g->t_init_ns) * 1e-9,
+                     "meter",
+                     ev->meter >= 0 ? g->ms[ev->meter].m.spec.text : "",
+                     "type", ev->type, "detail", ev->detail));
+  }
+  if (g->events_dropped > 0)
+    json_array_append_new(
+      arr, json_pack("{s:f, s:s, s:s, s:s}", "t_s", 0.0, "meter", "", "type",
+                     "dropped",
+                     "detail", "further events were not kept"));
+  return arr;
+}
+
+/*
+ * Merge the node's ranks (RANKS: [{rank, local, regions}] in local rank
+ * order) into the node's region list.
+ */
+static json_t *merge_node_regions(json_t *ranks)
+{
+  json_t *byname = json_object(), *out = json_array(), *rk;
+  size_t i;
+
+  json_array_foreach(ranks, i, rk) {
+    json_t *regions = json_object_get(rk, "regions"), *r;
+    json_int_t wr = json_integer_value(json_object_get(rk, "rank"));
+    size_t k;
+
+    json_array_foreach(regions, k, r) {
+      const char *name = json_string_value(json_object_get(r, "name"));
+      json_t *o = name != NULL ? json_object_get(byname, name) : NULL;
+      double t = json_real_value(json_object_get(r, "time_s"));
+      double f = json_real_value(json_object_get(r, "first_s"));
+      double ej;
+      int has;
+
+      if (name == NULL)
+        continue;
+      if (o == NULL) {
+        has = node_total(json_object_get(r, "e"), &ej) &&
+              json_integer_value(json_object_get(r, "unresolved")) == 0;
+        o = json_pack("{s:s, s:O, s:f, s:o, s:I, s:O, s:f}", "name", name,
+                      "count", json_object_get(r, "count"), "time_s", t,
+                      "energy_j", number_or_null(ej, has), "rank", wr,
+                      "unclosed", json_object_get(r, "unclosed"), "first_s",
+                      f);
+        json_object_set_new(byname, name, o);
+        json_array_append(out, o);
+        continue;
+      }
+      json_object_set_new(
+        o, "count",
+        json_integer(json_integer_value(json_object_get(o, "count")) +
+                     json_integer_value(json_object_get(r, "count"))));
+      json_object_set_new(
+        o, "unclosed",
+        json_integer(json_integer_value(json_object_get(o, "unclosed")) +
+                     json_integer_value(json_object_get(r, "unclosed"))));
+      if (t > json_real_value(json_object_get(o, "time_s")))
+        json_object_set_new(o, "time_s", json_real(t));
+      if (f < json_real_value(json_object_get(o, "first_s")))
+        json_object_set_new(o, "first_s", json_real(f));
+    }
+  }
+  json_decref(byname);
+  return out;
+}
+
+json_t *pmon__node_record(json_t *ranks)
+{
+  struct pmon_state *g = &pmon__g;
+  const struct pmon_shared *sh = g->sh;
+  json_t *chans = json_object();
+  double energy = 0, wall = (double)(g->t_fin_ns - g->t_init_ns) * 1e-9;
+  int has = 0, tm = g->total_meter;
+  unsigned long samples = 0;
+
+  for (int i = 0; i < g->nmeters; i++) {
+    struct pmon_tl_sample first, last;
+    uint64_t seq = pmon__tl_seq(&sh->tl[i]);
+    const struct pmon_meter *m = &g->ms[i].m;
+
+    samples += g->ms[i].nread;
+    if (seq == 0 || pmon__tl_get(&sh->tl[i], seq - 1, &last) != 0)
+      continue;
+    for (int c = 0; c < m->nch; c++) {
+      char key[PMON_CH_NAME_MAX + 40];
+
+      snprintf(key, sizeof key, "%s", m->ch[c].name);
+      if (json_object_get(chans, key) != NULL)
+        snprintf(key, sizeof key, "%s@%s", m->ch[c].name, m->drv->name);
+      json_object_set_new(chans, key, json_real(last.e[c]));
+      if (i == tm && (sh->total_mask[i] & (1u << c)))
+        energy += last.e[c];
+    }
+    if (i == tm) {
+      has = 1;
+      /* Energy and time over the same span: first to last sample. */
+      if (pmon__tl_get(&sh->tl[i], 0, &first) == 0 && last.t_ns > first.t_ns)
+        wall = (double)(last.t_ns - first.t_ns) * 1e-9;
+      else if (seq > PMON_RING)
+        wall = (double)(last.t_ns - sh->t_init_ns) * 1e-9;
+    }
+  }
+  return json_pack(
+    "{s:s, s:i, s:i, s:o, s:f, s:o, s:b, s:o, s:o, s:I, s:o, s:o, s:o}",
+    "name", g->node_name, "ranks", g->local_size, "leader_rank", g->rank,
+    "energy_j", number_or_null(energy, has), "wall_s", wall, "power_w",
+    number_or_null(energy / wall, has && wall > 0), "estimated",
+    tm >= 0 && g->ms[tm].estimated, "total_from",
+    tm >= 0 ? json_string(g->ms[tm].m.spec.text) : json_null(), "channels",
+    chans, "samples", (json_int_t)samples, "events", events_json(), "meters",
+    meters_json(), "regions", merge_node_regions(ranks));
+}
+
+/* min, max, mean, population stddev of the numbers in V (N of them). */
+static json_t *stats_json(const double *v, int n)
+{
+  double min = INFINITY, max = -INFINITY, sum = 0, sq = 0, mean;
+
+  if (n == 0)
+    return json_pack("{s:n, s:n, s:n, s:n}", "min", "max", "mean", "stddev");
+  for (int i = 0; i < n; i++) {
+    min = v[i] < min ? v[i] : min;
+    max = v[i] > max ? v[i] : max;
+    sum += v[i];
+  }
+  mean = sum / n;
+  for (int i = 0; i < n; i++)
+    sq += (v[i] - mean) * (v[i] - mean);
+  return json_pack("{s:f, s:f, s:f, s:f}", "min", min, "max", max, "mean",
+                   mean, "stddev", sqrt(sq / n));
+}
+
+static void iso_time(const struct timespec *ts, char *buf, size_t size)
+{
+  struct tm tm;
+
+  gmtime_r(&ts->tv_sec, &tm);
+  strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Move the nodes' region lists into job-level regions. */
+static json_t *job_regions(json_t *nodes)
+{
+  json_t *byname = json_object(), *out = json_array(), *node;
+  size_t i;
+
+  json_array_foreach(nodes, i, node) {
+    json_t *regions = json_object_get(node, "regions"), *r;
+    const char *nn = json_string_value(json_object_get(node, "name"));
+    size_t k;
+
+    json_array_foreach(regions, k, r) {
+      const char *name = json_string_value(json_object_get(r, "name"));
+      json_t *o = json_object_get(byname, name), *e = json_object_get(r, "energy_j");
+      double t = json_real_value(json_object_get(r, "time_s"));
+
+      if (o == NULL) {
+        o = json_pack("{s:s, s:I, s:f, s:n, s:I, s:f, s:i, s:[]}", "name",
+                      name, "count", (json_int_t)0, "time_s", 0.0,
+                      "energy_j", "unclosed", (json_int_t)0, "first_s",
+                      json_real_value(json_object_get(r, "first_s")),
+                      "nodes_without_energy", 0, "nodes");
+        json_object_set_new(byname, name, o);
+        json_array_append(out, o);
+      }
+      json_object_set_new(
+        o, "count",
+        json_integer(json_integer_value(json_object_get(o, "count")) +
+                     json_integer_value(json_object_get(r, "count"))));
+      json_object_set_new(
+        o, "unclosed",
+        json_integer(json_integer_value(json_object_get(o, "unclosed")) +
+                     json_integer_value(json_object_get(r, "unclosed"))));
+      if (t > json_real_value(json_object_get(o, "time_s")))
+        json_object_set_new(o, "time_s", json_real(t));
+      if (json_is_number(e)) {
+        json_t *sum = json_object_get(o, "energy_j");
+
+        json_object_set_new(o, "energy_j",
+                            json_real(json_number_value(e) +
+                                      (json_is_number(sum)
+                                         ? json_number_value(sum) : 0)));
+      } else {
+        json_object_set_new(
+          o, "nodes_without_energy",
+          json_integer(json_integer_value(
+                         json_object_get(o, "nodes_without_energy")) + 1));
+      }
+      json_array_append_new(
+        json_object_get(o, "nodes"),
+        json_pack("{s:s, s:O, s:O, s:O, s:O}", "name", nn, "count",
+                  json_object_get(r, "count"), "time_s",
+                  json_object_get(r, "time_s"), "energy_j", e, "rank",
+                  json_object_get(r, "rank")));
+    }
+    json_object_del(node, "regions");
+  }
+  /* Power, and first use order (a stable insertion sort: few regions). */
+  for (size_t a = 0; a < json_array_size(out); a++) {
+    json_t *o = json_array_get(out, a), *e = json_object_get(o, "energy_j");
+    double t = json_real_value(json_object_get(o, "time_s"));
+
+    json_object_set_new(o, "power_w",
+                        json_is_number(e) && t > 0
+                          ? json_real(json_number_value(e) / t)
+                          : json_null());
+  }
+  for (size_t a = 1; a < json_array_size(out); a++)
+    for (size_t b = a; b > 0; b--) {
+      json_t *x = json_array_get(out, b - 1), *y = json_array_get(out, b);
+
+      if (json_real_value(json_object_get(x, "first_s")) <=
+          json_real_value(json_object_get(y, "first_s")))
+        break;
+      json_incref(x);
+      json_array_set(out, b - 1, y);
+      json_array_set_new(out, b, x);
+    }
+  json_decref(byname);
+  return out;
+}
+
+static json_t *job_meters(json_t *nodes)
+{
+  json_t *seen = json_object(), *out = json_array(), *node;
+  size_t i;
+
+  json_array_foreach(nodes, i, node) {
+    json_t *m;
+    size_t k;
+
+    json_array_foreach(json_object_get(node, "meters"), k, m) {
+      const char *spec = json_string_value(json_object_get(m, "spec"));
+
+      if (spec != NULL && json_object_get(seen, spec) == NULL) {
+        json_object_set_new(seen, spec, json_true());
+        json_array_append(out, m);
+      }
+    }
+  }
+  json_decref(seen);
+  return out;
+}
+
+/* The report path: PMON_OUTPUT, a file in it when it is a directory, or
+ * pmon-<jobid>.json. */
+static void output_path(char *buf, size_t size)
+{
+  const char *o = getenv(PMON_ENV_OUTPUT);
+  struct stat st;
+
+  if (o != NULL && *o != '\0' &&
+      !(stat(o, &st) == 0 && S_ISDIR(st.st_mode)))
+    snprintf(buf, size, "%s", o);
+  else
+    snprintf(buf, size, "%s%spmon-%s.json", o != NULL && *o ? o : "",
+             o != NULL && *o && o[strlen(o) - 1] != '/' ? "/" : "",
+             pmon__g.jobid);
+}
+
+static int write_atomically(json_t *doc, const char *path)
+{
+  char tmp[PATH_MAX + 32];
+  FILE *f;
+  int ok;
+
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  if ((f = fopen(tmp, "w")) == NULL)
+    return pmon__fail(PMON_EOUTPUT, "report: %s: cannot create: %s", tmp,
+                      strerror(errno));
+  ok = json_dumpf(doc, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+                            JSON_REAL_PRECISION(12)) == 0;
+  ok &= fputc('\n', f) != EOF;
+  ok &= fflush(f) == 0 && fsync(fileno(f)) == 0;
+  ok &= fclose(f) == 0;
+  if (!ok || rename(tmp, path) != 0) {
+    int e = errno;
+
+    unlink(tmp);
+    return pmon__fail(PMON_EOUTPUT, "report: %s: cannot write: %s", path,
+                      strerror(e));
+  }
+  return 0;
+}
+
+static void human_energy(double j, char *buf, size_t size)
+{
+  if (fabs(j) >= 1e6)
+    snprintf(buf, size, "%.3f MJ", j / 1e6);
+  else if (fabs(j) >= 1e3)
+    snprintf(buf, size, "%.3f kJ", j / 1e3);
+  else
+    snprintf(buf, size, "%.2f J", j);
+}
+
+static void summary(json_t *doc, const char *path, int written)
+{
+  json_t *job = json_object_get(doc, "job"), *e = json_object_get(doc, "energy_j");
+  json_t *st = json_object_get(json_object_get(doc, "stats"), "node_energy_j");
+  int est = json_is_true(json_object_get(doc, "estimated"));
+  double wall = json_real_value(json_object_get(job, "wall_s"));
+  char a[32], b[32], c[32], d[32];
+  json_t *r;
+  size_t i;
+
+  if (json_is_number(e)) {
+    human_energy(json_number_value(e), a, sizeof a);
+    pmon__say("job %s: %d ranks on %d nodes, %.2f s, %s, %.1f W%s",
+              json_string_value(json_object_get(job, "id")),
+              (int)json_integer_value(json_object_get(job, "ranks")),
+              (int)json_integer_value(json_object_get(job, "nodes")), wall, a,
+              json_real_value(json_object_get(doc, "power_w")),
+              est ? " (ESTIMATED from CPU use, not measured)" : "");
+  } else {
+    pmon__say("job %s: %d ranks on %d nodes, %.2f s, energy not measured "
+              "(no usable meter)",
+              json_string_value(json_object_get(job, "id")),
+              (int)json_integer_value(json_object_get(job, "ranks")),
+              (int)json_integer_value(json_object_get(job, "nodes")), wall);
+  }
+  if (json_is_number(json_object_get(st, "mean")) &&
+      json_integer_value(json_object_get(job, "nodes")) > 1) {
+    human_energy(json_real_value(json_object_get(st, "min")), a, sizeof a);
+    human_energy(json_real_value(json_object_get(st, "max")), b, sizeof b);
+    human_energy(json_real_value(json_object_get(st, "mean")), c, sizeof c);
+    human_energy(json_real_value(json_object_get(st, "stddev")), d, sizeof d);
+    pmon__say("node energy: min %s, max %s, mean %s, stddev %s", a, b, c, d);
+  }
+  json_array_foreach(json_object_get(doc, "regions"), i, r) {
+    json_t *re = json_object_get(r, "energy_j");
+
+    if (i == 8) {
+      pmon__say("... %zu more regions in the report",
+                json_array_size(json_object_get(doc, "regions")) - i);
+      break;
+    }
+    if (json_is_number(re))
+      human_energy(json_number_value(re), a, sizeof a);
+    else
+      snprintf(a, sizeof a, "energy not measured");
+    pmon__say("region %s: %lld pairs, %.3f s, %s%s",
+              json_string_value(json_object_get(r, "name")),
+              (long long)json_integer_value(json_object_get(r, "count")),
+              json_real_value(json_object_get(r, "time_s")), a,
+              est && json_is_number(re) ? " (estimated)" : "");
+  }
+  if (written)
+    pmon__say("report: %s", path);
+}
+
+int pmon__report(json_t *nodes)
+{
+  struct pmon_state *g = &pmon__g;
+  size_t n = json_array_size(nodes), i;
+  double *ev = calloc(n + 1, sizeof *ev), *pv = calloc(n + 1, sizeof *pv);
+  double total = 0, wall = 0;
+  int ne = 0, est = 0, rc;
+  char start[32], end[32], path[PATH_MAX];
+  json_t *node, *doc, *regions, *meters;
+
+  if (ev == NULL || pv == NULL) {
+    free(ev);
+    free(pv);
+    return pmon__fail(PMON_ENOMEM, "report: out of memory");
+  }
+  json_array_foreach(nodes, i, node) {
+    json_t *e = json_object_get(node, "energy_j");
+    double w = json_real_value(json_object_get(node, "wall_s"));
+
+    wall = w > wall ? w : wall;
+    est |= json_is_true(json_object_get(node, "estimated"));
+    if (json_is_number(e)) {
+      ev[ne] = json_number_value(e);
+      pv[ne] = w > 0 ? ev[ne] / w : 0;
+      total += ev[ne++];
+    }
+  }
+  iso_time(&g->wall_start, start, sizeof start);
+  iso_time(&g->wall_end, end, sizeof end);
+  meters = job_meters(nodes);
+  regions = job_regions(nodes);
+  for (size_t k = 0; k < json_array_size(nodes); k++)
+    json_object_del(json_array_get(nodes, k), "meters");
+  doc = json_pack(
+    "{s:{s:s, s:i}, s:s, s:{s:s, s:s, s:i, s:i, s:f, s:s, s:s, s:b}, s:o, "
+    "s:o, s:b, s:o, s:O, s:{s:o, s:o}, s:o}",
+    "format", "name", "pmon", "version", REPORT_FORMAT_VERSION,
+    "pmon_version", PMON_VERSION_STRING, "job", "id", g->jobid, "id_source",
+    g->jobid_source, "ranks", g->size, "nodes", (int)n, "wall_s", wall,
+    "start", start, "end", end, "mpi", g->mpi, "energy_j",
+    number_or_null(total, ne > 0), "power_w",
+    number_or_null(total / wall, ne > 0 && wall > 0), "estimated", est,
+    "meters", meters, "nodes", nodes, "stats", "node_energy_j",
+    stats_json(ev, ne), "node_power_w", stats_json(pv, ne), "regions",
+    regions);
+  free(ev);
+  free(pv);
+  if (doc == NULL)
+    return pmon__fail(PMON_ENOMEM, "report: cannot build the document");
+  output_path(path, sizeof path);
+  rc = write_atomically(doc, path);
+  if (rc != 0)
+    pmon__say("%s", pmon_errmsg() + strlen("pmon: "));
+  if (!g->quiet)
+    summary(doc, path, rc == 0);
+  json_decref(doc);
+  return rc;
+}

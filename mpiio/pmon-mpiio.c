@@ -1,0 +1,111 @@
+/*
+ * pmon-mpiio.c - libpmon-mpiio.so: pmon for unmodified MPI programs.
+ *
+ * Used with LD_PRELOAD (pmon-run sets it up).  It wraps MPI_Init,
+ * MPI_Init_thread and MPI_Finalize: pmon starts right after the real
+ * initialisation and reports right before the real finalisation.  Each
+ * wrapper answers to both its MPI_ and its PMPI_ name, because Open MPI's
+ * Fortran bindings call the PMPI_ symbols directly; the real function is
+ * found with dlsym(RTLD_NEXT, "PMPI_...").  A wrapper returns exactly what
+ * the real call returned; pmon's own trouble never reaches the program.
+ * PMON_DISABLE=1 leaves only the real calls.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "pmon.h"
+#include "preload.h"
+#include "env.h"
+
+typedef int init_fn(int *, char ***);
+typedef int init_thread_fn(int *, char ***, int, int *);
+typedef int finalize_fn(void);
+
+/* The real function NAME, or NULL (said once, with PMON_DEBUG). */
+static void *real(const char *name)
+{
+  void *f = dlsym(RTLD_NEXT, name);
+
+  const char *debug = getenv(PMON_ENV_DEBUG);
+
+  if (f == NULL && debug != NULL && *debug != '\0' && strcmp(debug, "0"))
+    fprintf(stderr, "pmon: mpiio: %s: not found after this library: %s\n",
+            name, dlerror());
+  return f;
+}
+
+/* Tell pmon-run, when it started us, that this process is an MPI rank, so
+ * that it does not report the process on its own as well. */
+static void tell_pmon_run(void)
+{
+  const char *v = getenv(PMON_ENV_RUN_FD);
+  char *end;
+  long fd;
+
+  if (v == NULL || *v == '\0')
+    return;
+  fd = strtol(v, &end, 10);
+  if (*end == '\0' && fd > 2 && fd < 65536) {
+    while (write((int)fd, "mpi\n", 4) < 0 && errno == EINTR)
+      ;
+    close((int)fd);
+  }
+  unsetenv(PMON_ENV_RUN_FD);
+}
+
+static void after_init(void)
+{
+  tell_pmon_run();
+  pmon__init(1);
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+  static init_fn *f;
+  int rc;
+
+  if (f == NULL && (f = (init_fn *)real("PMPI_Init")) == NULL)
+    return MPI_ERR_OTHER;
+  rc = f(argc, argv);
+  if (rc == MPI_SUCCESS)
+    after_init();
+  return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+  static init_thread_fn *f;
+  int rc;
+
+  if (f == NULL &&
+      (f = (init_thread_fn *)real("PMPI_Init_thread")) == NULL)
+    return MPI_ERR_OTHER;
+  rc = f(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS)
+    after_init();
+  return rc;
+}
+
+int MPI_Finalize(void)
+{
+  static finalize_fn *f;
+
+  if (f == NULL && (f = (finalize_fn *)real("PMPI_Finalize")) == NULL)
+    return MPI_ERR_OTHER;
+  pmon_finalize();
+  return f();
+}
+
+/* The PMPI_ names are the same functions. */
+int PMPI_Init(int *argc, char ***argv) __attribute__((alias("MPI_Init")));
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+  __attribute__((alias("MPI_Init_thread")));
+int PMPI_Finalize(void) __attribute__((alias("MPI_Finalize")));
