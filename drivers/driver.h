@@ -77,6 +77,10 @@ struct pmon_reading {
   uint64_t raw[PMON_CH_MAX]; /* counter meters: cumulative counts */
   double watts[PMON_CH_MAX]; /* sampled meters: power per channel */
   unsigned events;           /* PMON_EV_* */
+  int stale;                 /* nothing new published since the previous
+                                reading: the core keeps its sample, whose
+                                time stamp stays that of the first reading
+                                that saw the value */
   char detail[160];          /* what the events were, for the report */
 };
 

@@ -13,7 +13,10 @@
  * announces by changing.  `generation` changes when a power cap changes.
  *
  * Reads are consistent: `freshness` is read before and after the energy
- * files and the read is retried, up to TRIES times, until both agree.
+ * files and the read is retried, up to TRIES times, until both agree.  The
+ * files are read five times per publication period and a reading whose
+ * freshness has not moved is marked stale, so each new value is stamped
+ * with the time it was first seen: at most a fifth of the period late.
  */
 #include "config.h"
 
@@ -63,6 +66,8 @@ struct pm_priv {
   int fd_power_cap;
   uint64_t startup;
   uint64_t generation;
+  uint64_t freshness; /* of the previous consistent reading */
+  int primed;
   unsigned long torn; /* reads that needed a retry */
   pread_fn *pread;    /* pread(2); a seam for tests */
 };
@@ -250,8 +255,12 @@ static int pm_open(struct pmon_meter *m)
     pm_close(m);
     return rc;
   }
+  /* Read five times per publication, so that a new value is time-stamped
+   * within a fifth of the publication period of its appearance. */
   if (hz > 0 && hz <= 1000)
     m->interval_s = 1.0 / (double)hz;
+  if (pp->fd_freshness >= 0)
+    m->interval_s /= 5;
   return 0;
 }
 
@@ -278,6 +287,11 @@ static int pm_read(struct pmon_meter *m, struct pmon_reading *r)
                       "pm_counters: %s/freshness: changed during %d reads in "
                       "a row",
                       pp->dir, TRIES);
+  if (pp->fd_freshness >= 0) {
+    r->stale = pp->primed && after == pp->freshness;
+    pp->freshness = after;
+    pp->primed = 1;
+  }
 
   v = pp->startup;
   if ((rc = read_control(pp, pp->fd_startup, "startup", &v)) != 0)
@@ -298,6 +312,8 @@ static int pm_read(struct pmon_meter *m, struct pmon_reading *r)
     size_t n = strlen(r->detail);
 
     r->events |= PMON_EV_POWER_CAP;
+    if (pp->fd_power_cap < 0)
+      pp->fd_power_cap = open_file(pp->dir, "power_cap");
     if (pp->fd_power_cap >= 0)
       read_file(pp, pp->fd_power_cap, "power_cap", "W", &cap);
     snprintf(r->detail + n, sizeof r->detail - n,
@@ -315,7 +331,7 @@ const struct pmon_driver pmon__driver_pm_counters = {
   .description = "Cray XC / HPE Cray EX node energy counters (pm_counters)",
   .flags = PMON_DRV_COUNTER,
   .priv_size = sizeof(struct pm_priv),
-  .interval_s = 0.1,
+  .interval_s = 0.02,
   .probe = pm_probe,
   .open = pm_open,
   .read = pm_read,

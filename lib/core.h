@@ -27,6 +27,7 @@
 #define PMON_METER_MAX 8   /* meters per node */
 #define PMON_RING 4096     /* samples kept per meter in the timeline */
 #define PMON_EVENT_MAX 256 /* events kept per node; later ones are counted */
+#define PMON_MAX_WATTS 1e6 /* a channel's power above this is a glitch */
 
 /* One published sample: the node's energy per channel since init. */
 struct pmon_tl_sample {
@@ -63,6 +64,8 @@ struct pmon_mstate {
   double e[PMON_CH_MAX];    /* cumulative joules since init */
   uint64_t due_ns;          /* next reading */
   int failing;              /* in a run of failed reads */
+  int reset_seen;           /* a reset event whose counters have not
+                               gone back yet */
   unsigned long nread, nfail;
   int estimated;
 };

@@ -191,8 +191,12 @@ int pmon__meters_open(void)
   return 0;
 }
 
-/* Take one reading of meter I and publish it.  Lock held or no sampler. */
-static void sample_one(int i)
+/*
+ * Take one reading of meter I and publish it.  Lock held or no sampler.
+ * Returns 1 when a sample was published, 0 when the reading failed or
+ * brought nothing new (a stale reading is published anyway when FORCE).
+ */
+static int sample_one(int i, int force)
 {
   struct pmon_state *g = &pmon__g;
   struct pmon_mstate *ms = &g->ms[i];
@@ -211,7 +215,7 @@ static void sample_one(int i)
     if (!ms->failing)
       pmon__event(t, i, "read_error", "%s", pmon_errmsg() + strlen("pmon: "));
     ms->failing = 1;
-    return;
+    return 0;
   }
   if (ms->failing)
     pmon__event(t, i, "recovered", "reading again after %lu failed reads",
@@ -222,37 +226,61 @@ static void sample_one(int i)
     pmon__event(t, i, "reset", "%s", r.detail);
   else if (r.events & PMON_EV_POWER_CAP)
     pmon__event(t, i, "power_cap", "%s", r.detail);
+  if (!ms->primed) { /* the first reading is only a starting point */
+    memcpy(ms->prev_raw, r.raw, sizeof r.raw);
+    memcpy(ms->prev_w, r.watts, sizeof r.watts);
+    ms->prev_ns = t;
+    ms->primed = 1;
+    return 0;
+  }
+  if (r.stale && !force)
+    return 0;
   if (m->drv->flags & PMON_DRV_COUNTER) {
-    for (int c = 0; ms->primed && c < m->nch; c++) {
+    double dt = (double)(t - ms->prev_ns) * 1e-9 + 1.0;
+    int back = 0;
+
+    for (int c = 0; c < m->nch; c++) {
       uint64_t prev = ms->prev_raw[c], now = r.raw[c], d;
 
-      if (r.events & PMON_EV_RESET)
+      /* A counter that does not wrap restarted where it went back; the
+       * reset event itself may come a reading earlier or later, so it
+       * only decides for counters that wrap, where going back is a wrap. */
+      if (m->ch[c].range != 0 && (r.events & PMON_EV_RESET))
         d = 0;
       else if (now >= prev)
         d = now - prev;
       else if (m->ch[c].range != 0 && prev < m->ch[c].range)
         d = m->ch[c].range - prev + now;
-      else {
+      else
+        d = 0, back = 1;
+      if ((double)d * m->ch[c].scale > PMON_MAX_WATTS * dt) {
+        pmon__event(t, i, "implausible",
+                    "channel %s jumped by %.6g J in %.3f s: not counted",
+                    m->ch[c].name, (double)d * m->ch[c].scale, dt);
         d = 0;
-        pmon__event(t, i, "reset",
-                    "channel %s went back from %llu to %llu: counter "
-                    "restarted, interval not counted",
-                    m->ch[c].name, (unsigned long long)prev,
-                    (unsigned long long)now);
       }
       ms->e[c] += (double)d * m->ch[c].scale;
     }
+    if (back && !ms->reset_seen && !(r.events & PMON_EV_RESET))
+      pmon__event(t, i, "reset",
+                  "counters went back: they restarted, the interval of "
+                  "%.3f s before this reading is not counted",
+                  (double)(t - ms->prev_ns) * 1e-9);
+    ms->reset_seen = (r.events & PMON_EV_RESET) && !back;
     memcpy(ms->prev_raw, r.raw, sizeof r.raw);
   } else {
     double dt = (double)(t - ms->prev_ns) * 1e-9;
 
-    for (int c = 0; ms->primed && c < m->nch; c++)
+    for (int c = 0; c < m->nch; c++)
       ms->e[c] += 0.5 * (ms->prev_w[c] + r.watts[c]) * dt;
     memcpy(ms->prev_w, r.watts, sizeof r.watts);
   }
   ms->prev_ns = t;
-  ms->primed = 1;
+  /* The first published sample is the origin of the node's energy. */
+  if (pmon__tl_seq(&g->sh->tl[i]) == 0)
+    memset(ms->e, 0, sizeof ms->e);
   pmon__tl_publish(&g->sh->tl[i], t, ms->e, m->nch);
+  return 1;
 }
 
 void pmon__meters_sample_all(uint64_t now)
@@ -260,8 +288,22 @@ void pmon__meters_sample_all(uint64_t now)
   struct pmon_state *g = &pmon__g;
 
   for (int i = 0; i < g->nmeters; i++) {
-    sample_one(i);
-    g->ms[i].due_ns = now + (uint64_t)(g->ms[i].m.interval_s * 1e9);
+    struct pmon_mstate *ms = &g->ms[i];
+    uint64_t period = (uint64_t)(ms->m.interval_s * 1e9);
+    uint64_t limit = now + 6 * period + 1000000;
+    struct timespec nap = {0, (long)(period < 5000000 ? period : 5000000)};
+
+    /* Wait, a bounded time, for a value published after NOW: at init it
+     * anchors the timeline, at finalize it covers the last region end.
+     * After the limit a stale value is taken, stamped now. */
+    if (!ms->primed)
+      sample_one(i, 0);
+    while (!sample_one(i, pmon__now_ns() >= limit)) {
+      if (pmon__now_ns() >= limit && (ms->failing || !ms->primed))
+        break;
+      nanosleep(&nap, NULL);
+    }
+    ms->due_ns = pmon__now_ns() + period;
   }
 }
 
@@ -280,7 +322,7 @@ static void *sampler_main(void *arg)
       uint64_t period = (uint64_t)(ms->m.interval_s * 1e9);
 
       if (now >= ms->due_ns) {
-        sample_one(i);
+        sample_one(i, 0);
         ms->due_ns += period;
         if (ms->due_ns <= now) /* late: do not try to catch up */
           ms->due_ns = now + period;

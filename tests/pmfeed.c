@@ -1,0 +1,164 @@
+/*
+ * pmfeed - plays a Cray node controller for the tests: keeps a
+ * pm_counters fixture directory up to date at a known power.
+ *
+ *   pmfeed DIR WATTS [options]
+ *     --hz N          publications per second (10)
+ *     --ex            HPE Cray EX format, with the "us" time stamp
+ *     --seconds S     stop after S seconds (default: until SIGTERM)
+ *     --reset-at S    at S seconds the controller restarts: startup
+ *                     changes and the counters start again from 0
+ *     --cap-at S      at S seconds a power cap is set: generation changes
+ *     --base J        the energy counter's value at start (1000000)
+ *
+ * Files are rewritten in place (the library keeps them open), padded with
+ * NULs to 64 bytes as sysfs attributes may be.  energy = base + WATTS * t,
+ * in whole joules; cpu_energy is 60 % of it and memory_energy 20 %.
+ * `freshness` goes up after each publication.
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t done;
+
+static void stop(int sig)
+{
+  (void)sig;
+  done = 1;
+}
+
+static double now(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int put(const char *dir, const char *file, const char *text)
+{
+  char path[4096], buf[64];
+  int fd;
+
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  memset(buf, 0, sizeof buf);
+  snprintf(buf, sizeof buf, "%s", text);
+  fd = open(path, O_WRONLY | O_CREAT, 0644);
+  if (fd < 0 || pwrite(fd, buf, sizeof buf, 0) != (ssize_t)sizeof buf) {
+    perror(path);
+    return -1;
+  }
+  close(fd);
+  return 0;
+}
+
+static int put_u64(const char *dir, const char *file, uint64_t v,
+                   const char *unit, int ex)
+{
+  char text[64];
+  struct timespec ts;
+
+  clock_gettime(CLOCK_REALTIME, &ts);
+  if (unit == NULL)
+    snprintf(text, sizeof text, "%llu\n", (unsigned long long)v);
+  else if (ex)
+    snprintf(text, sizeof text, "%llu %s %llu us\n", (unsigned long long)v,
+             unit,
+             (unsigned long long)ts.tv_sec * 1000000ull +
+               (unsigned long long)ts.tv_nsec / 1000);
+  else
+    snprintf(text, sizeof text, "%llu %s\n", (unsigned long long)v, unit);
+  return put(dir, file, text);
+}
+
+int main(int argc, char **argv)
+{
+  double watts, hz = 10, seconds = -1, reset_at = -1, cap_at = -1;
+  double base = 1000000, t0, offset = 0;
+  uint64_t fresh = 0, startup = 1, generation = 1;
+  int ex = 0;
+  const char *dir;
+
+  if (argc < 3) {
+    fprintf(stderr, "usage: pmfeed DIR WATTS [--hz N] [--ex] [--seconds S] "
+                    "[--reset-at S] [--cap-at S] [--base J]\n");
+    return 2;
+  }
+  dir = argv[1];
+  watts = atof(argv[2]);
+  for (int i = 3; i < argc; i++) {
+    if (strcmp(argv[i], "--ex") == 0)
+      ex = 1;
+    else if (i + 1 < argc && strcmp(argv[i], "--hz") == 0)
+      hz = atof(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--seconds") == 0)
+      seconds = atof(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--reset-at") == 0)
+      reset_at = atof(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--cap-at") == 0)
+      cap_at = atof(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--base") == 0)
+      base = atof(argv[++i]);
+    else {
+      fprintf(stderr, "pmfeed: unknown argument %s\n", argv[i]);
+      return 2;
+    }
+  }
+  mkdir(dir, 0755);
+  signal(SIGTERM, stop);
+  signal(SIGINT, stop);
+  put_u64(dir, "raw_scan_hz", (uint64_t)hz, NULL, 0);
+  put_u64(dir, "startup", startup, NULL, 0);
+  put_u64(dir, "generation", generation, NULL, 0);
+  put_u64(dir, "power_cap", 0, "W", ex);
+  put(dir, "version", "2\n");
+  t0 = now();
+  while (!done) {
+    double t = now() - t0;
+    uint64_t e;
+
+    if (seconds >= 0 && t >= seconds)
+      break;
+    if (reset_at >= 0 && t >= reset_at) {
+      offset = -watts * t - base; /* the counters start again from 0 */
+      startup++;
+      put_u64(dir, "startup", startup, NULL, 0);
+      reset_at = -1;
+    }
+    if (cap_at >= 0 && t >= cap_at) {
+      generation++;
+      put_u64(dir, "power_cap", 500, "W", ex);
+      put_u64(dir, "generation", generation, NULL, 0);
+      cap_at = -1;
+    }
+    {
+      double v = floor(base + offset + watts * t);
+
+      e = v > 0 ? (uint64_t)v : 0;
+    }
+    put_u64(dir, "energy", e, "J", ex);
+    put_u64(dir, "cpu_energy", (uint64_t)floor(0.6 * (double)e), "J", ex);
+    put_u64(dir, "memory_energy", (uint64_t)floor(0.2 * (double)e), "J", ex);
+    put_u64(dir, "power", (uint64_t)watts, "W", ex);
+    put_u64(dir, "freshness", ++fresh, NULL, 0);
+    {
+      double next = t0 + (double)fresh / hz, d = next - now();
+      struct timespec ts;
+
+      if (d > 0) {
+        ts.tv_sec = (time_t)d;
+        ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
+        nanosleep(&ts, NULL);
+      }
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,24 @@
+/*
+ * serial_region - a program without MPI: one region of SECONDS seconds
+ * between pmon_init and pmon_finalize.  Prints pmon's return codes.
+ *   serial_region [SECONDS]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "pmon.h"
+
+int main(int argc, char **argv)
+{
+  double s = argc > 1 ? atof(argv[1]) : 1.0;
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  int rc = pmon_init();
+
+  printf("init %d\n", rc);
+  pmon_region_begin("r");
+  nanosleep(&ts, NULL);
+  pmon_region_end("r");
+  printf("finalize %d\n", pmon_finalize());
+  return 0;
+}
