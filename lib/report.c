@@ -139,9 +139,11 @@ static json_t *merge_node_regions(json_t *ranks)
       if (o == NULL) {
         has = node_total(json_object_get(r, "e"), &ej) &&
               json_integer_value(json_object_get(r, "unresolved")) == 0;
-        o = json_pack("{s:s, s:O, s:f, s:o, s:I, s:O, s:f}", "name", name,
-                      "count", json_object_get(r, "count"), "time_s", t,
-                      "energy_j", number_or_null(ej, has), "rank", wr,
+        /* Power over the measuring rank's own time in the region. */
+        o = json_pack("{s:s, s:O, s:f, s:o, s:o, s:I, s:O, s:f}", "name",
+                      name, "count", json_object_get(r, "count"), "time_s",
+                      t, "energy_j", number_or_null(ej, has), "power_w",
+                      number_or_null(ej / t, has && t > 0), "rank", wr,
                       "unclosed", json_object_get(r, "unclosed"), "first_s",
                       f);
         json_object_set_new(byname, name, o);
@@ -257,9 +259,10 @@ static json_t *job_regions(json_t *nodes)
       double t = json_real_value(json_object_get(r, "time_s"));
 
       if (o == NULL) {
-        o = json_pack("{s:s, s:I, s:f, s:n, s:I, s:f, s:i, s:[]}", "name",
-                      name, "count", (json_int_t)0, "time_s", 0.0,
-                      "energy_j", "unclosed", (json_int_t)0, "first_s",
+        o = json_pack("{s:s, s:I, s:f, s:n, s:n, s:I, s:f, s:i, s:[]}",
+                      "name", name, "count", (json_int_t)0, "time_s", 0.0,
+                      "energy_j", "power_w", "unclosed", (json_int_t)0,
+                      "first_s",
                       json_real_value(json_object_get(r, "first_s")),
                       "nodes_without_energy", 0, "nodes");
         json_object_set_new(byname, name, o);
@@ -277,11 +280,18 @@ static json_t *job_regions(json_t *nodes)
         json_object_set_new(o, "time_s", json_real(t));
       if (json_is_number(e)) {
         json_t *sum = json_object_get(o, "energy_j");
+        json_t *p = json_object_get(r, "power_w");
+        json_t *psum = json_object_get(o, "power_w");
 
         json_object_set_new(o, "energy_j",
                             json_real(json_number_value(e) +
                                       (json_is_number(sum)
                                          ? json_number_value(sum) : 0)));
+        if (json_is_number(p))
+          json_object_set_new(o, "power_w",
+                              json_real(json_number_value(p) +
+                                        (json_is_number(psum)
+                                           ? json_number_value(psum) : 0)));
       } else {
         json_object_set_new(
           o, "nodes_without_energy",
@@ -290,23 +300,15 @@ static json_t *job_regions(json_t *nodes)
       }
       json_array_append_new(
         json_object_get(o, "nodes"),
-        json_pack("{s:s, s:O, s:O, s:O, s:O}", "name", nn, "count",
+        json_pack("{s:s, s:O, s:O, s:O, s:O, s:O}", "name", nn, "count",
                   json_object_get(r, "count"), "time_s",
-                  json_object_get(r, "time_s"), "energy_j", e, "rank",
+                  json_object_get(r, "time_s"), "energy_j", e, "power_w",
+                  json_object_get(r, "power_w"), "rank",
                   json_object_get(r, "rank")));
     }
     json_object_del(node, "regions");
   }
-  /* Power, and first use order (a stable insertion sort: few regions). */
-  for (size_t a = 0; a < json_array_size(out); a++) {
-    json_t *o = json_array_get(out, a), *e = json_object_get(o, "energy_j");
-    double t = json_real_value(json_object_get(o, "time_s"));
-
-    json_object_set_new(o, "power_w",
-                        json_is_number(e) && t > 0
-                          ? json_real(json_number_value(e) / t)
-                          : json_null());
-  }
+  /* First use order (a stable insertion sort: few regions). */
   for (size_t a = 1; a < json_array_size(out); a++)
     for (size_t b = a; b > 0; b--) {
       json_t *x = json_array_get(out, b - 1), *y = json_array_get(out, b);
@@ -363,9 +365,22 @@ static void output_path(char *buf, size_t size)
 static int write_atomically(json_t *doc, const char *path)
 {
   char tmp[PATH_MAX + 32];
+  struct stat st;
   FILE *f;
   int ok;
 
+  /* Not a regular file (/dev/stdout, a pipe): write to it as it is. */
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if ((f = fopen(path, "w")) == NULL)
+      return pmon__fail(PMON_EOUTPUT, "report: %s: cannot open: %s", path,
+                        strerror(errno));
+    ok = json_dumpf(doc, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+                              JSON_REAL_PRECISION(12)) == 0;
+    ok &= fputc('\n', f) != EOF;
+    ok &= fclose(f) == 0;
+    return ok ? 0 : pmon__fail(PMON_EOUTPUT, "report: %s: cannot write",
+                               path);
+  }
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
   if ((f = fopen(tmp, "w")) == NULL)
     return pmon__fail(PMON_EOUTPUT, "report: %s: cannot create: %s", tmp,

@@ -42,6 +42,7 @@ AC_DEFUN([PMON_FORTRAN], [
       [AS_IF([test "x$enable_fortran" = xyes],
              [AC_MSG_ERROR([--enable-fortran: no MPI Fortran compiler])])
        enable_fortran=no])])
+  AC_SUBST([enable_fortran])
   AM_CONDITIONAL([ENABLE_FORTRAN], [test "x$enable_fortran" = xyes])
 ])
 
