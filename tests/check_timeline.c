@@ -1,0 +1,192 @@
+/*
+ * check_timeline.c - the core's sampled-meter path: trapezoid integration,
+ * the node timeline and exact region resolution, against a driver defined
+ * here whose power is a known function of time.
+ *
+ * The driver plays P(t) = 100 W + 50 W/s * t (a ramp) or a square wave;
+ * region energies must match the analytic integral over the region's own
+ * begin and end times, which fall between samples.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pmon.h"
+#include "core.h"
+
+static double t0;
+static int square;
+
+static double now_s(void)
+{
+  return (double)pmon__now_ns() * 1e-9;
+}
+
+static double power(double t)
+{
+  if (square)
+    return fmod(t, 0.2) < 0.1 ? 300 : 100;
+  return 100 + 50 * t;
+}
+
+/* The exact energy over [a, b] (seconds after t0). */
+static double integral(double a, double b)
+{
+  if (square) {
+    double e = 0;
+    const double step = 1e-5;
+
+    for (double t = a; t < b; t += step)
+      e += power(t + step / 2) * (t + step < b ? step : b - t);
+    return e;
+  }
+  return 100 * (b - a) + 25 * (b * b - a * a);
+}
+
+static int fake_open(struct pmon_meter *m)
+{
+  pmon__meter_add_channel(m, "node", PMON_DOM_NODE, PMON_CH_TOTAL, 1, 0);
+  return 0;
+}
+
+static int fake_read(struct pmon_meter *m, struct pmon_reading *r)
+{
+  (void)m;
+  r->watts[0] = power(now_s() - t0);
+  return 0;
+}
+
+static const struct pmon_driver fake = {
+  .name = "fake",
+  .description = "a power function of time, for tests",
+  .flags = PMON_DRV_SAMPLED,
+  .interval_s = 0.01,
+  .open = fake_open,
+  .read = fake_read,
+};
+
+static void setup(void)
+{
+  struct pmon_state *g = &pmon__g;
+  size_t size = offsetof(struct pmon_shared, tl) + sizeof(struct pmon_tl);
+
+  g->ms = calloc(1, sizeof *g->ms);
+  g->ms[0].m.drv = &fake;
+  g->ms[0].m.interval_s = fake.interval_s;
+  ck_assert_int_eq(fake.open(&g->ms[0].m), 0);
+  g->nmeters = 1;
+  g->total_meter = 0;
+  g->sh = calloc(1, size);
+  g->sh->nmeters = 1;
+  g->sh->nch[0] = 1;
+  g->sh->total_mask[0] = 1;
+  g->leader = 1;
+  t0 = now_s();
+}
+
+static void nap(double s)
+{
+  struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+
+  nanosleep(&ts, NULL);
+}
+
+/* Sample every 10 ms for SECONDS, opening and closing region "r" at the
+ * given offsets (which fall between samples); return its resolved energy
+ * and the analytic truth. */
+static void run(double begin_at, double end_at, double seconds,
+                double *got, double *want)
+{
+  double tb = -1, te = -1;
+  json_t *arr, *r;
+
+  pmon__meters_sample_all(pmon__now_ns());
+  pmon__g.t_init_ns = pmon__now_ns();
+  while (now_s() - t0 < seconds) {
+    double t = now_s() - t0;
+
+    if (tb < 0 && t >= begin_at) {
+      ck_assert_int_eq(pmon__region_begin("r"), 0);
+      tb = now_s() - t0;
+    }
+    if (te < 0 && t >= end_at) {
+      ck_assert_int_eq(pmon__region_end("r"), 0);
+      te = now_s() - t0;
+    }
+    nap(0.0037); /* not a divisor of the 10 ms period */
+    if (pmon__now_ns() >= pmon__g.ms[0].due_ns)
+      pmon__meters_sample_all(pmon__now_ns());
+  }
+  pmon__meters_sample_all(pmon__now_ns());
+  pmon__regions_resolve();
+  arr = pmon__regions_json();
+  r = json_array_get(arr, 0);
+  ck_assert_int_eq(json_integer_value(json_object_get(r, "unresolved")), 0);
+  *got = json_real_value(json_array_get(json_object_get(r, "e"), 0));
+  *want = integral(tb, te);
+  json_decref(arr);
+}
+
+START_TEST(test_ramp)
+{
+  double got, want;
+
+  run(0.123, 0.917, 1.0, &got, &want);
+  ck_assert_msg(fabs(got - want) <= 0.01 * want, "ramp: %g J, truth %g J",
+                got, want);
+}
+END_TEST
+
+START_TEST(test_square)
+{
+  double got, want;
+
+  square = 1;
+  run(0.0511, 0.8533, 0.9, &got, &want);
+  ck_assert_msg(fabs(got - want) <= 0.05 * want, "square: %g J, truth %g J",
+                got, want);
+}
+END_TEST
+
+START_TEST(test_timeline_ring)
+{
+  struct pmon_tl *tl = calloc(1, sizeof *tl);
+  struct pmon_tl_sample s;
+  double e = 0;
+
+  ck_assert_int_eq(pmon__tl_get(tl, 0, &s), PMON_ENODATA);
+  for (uint64_t i = 0; i < PMON_RING + 10; i++) {
+    e = (double)i;
+    pmon__tl_publish(tl, i, &e, 1);
+  }
+  ck_assert_int_eq(pmon__tl_get(tl, 5, &s), PMON_ENODATA); /* overwritten */
+  ck_assert_int_eq(pmon__tl_get(tl, PMON_RING + 9, &s), 0);
+  ck_assert_uint_eq(s.t_ns, PMON_RING + 9);
+  ck_assert_int_eq(pmon__tl_get(tl, PMON_RING + 10, &s), PMON_ENODATA);
+  free(tl);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("timeline");
+  TCase *tc = tcase_create("sampled");
+  SRunner *sr;
+  int failed;
+
+  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_test(tc, test_ramp);
+  tcase_add_test(tc, test_square);
+  tcase_add_test(tc, test_timeline_ring);
+  suite_add_tcase(s, tc);
+  sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
