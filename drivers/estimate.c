@@ -99,31 +99,32 @@ static double now_s(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The number of watts in variable VAR into *OUT, left alone when unset. */
+static int env_watts(const char *var, double *out)
+{
+  const char *e = getenv(var);
+  char *end;
+  double v;
+
+  if (e == NULL || *e == '\0')
+    return 0;
+  v = strtod(e, &end);
+  if (*end != '\0' || !(v >= 0 && v <= MAX_WATTS))
+    return pmon__fail(PMON_ECONFIG, "%s=%s: not a power in watts", var, e);
+  *out = v;
+  return 0;
+}
+
 static int est_defaults(const struct pmon_spec *spec, double *idle,
                         double *max)
 {
   double di = DEFAULT_IDLE_W, dm = DEFAULT_MAX_W;
-  const char *e;
   int rc;
 
   /* The environment gives the defaults; the specification overrides. */
-  if ((e = getenv(PMON_ENV_IDLE_W)) != NULL && *e != '\0') {
-    char *end;
-
-    di = strtod(e, &end);
-    if (*end != '\0' || di < 0 || di > MAX_WATTS)
-      return pmon__fail(PMON_ECONFIG, "%s=%s: not a power in watts",
-                        PMON_ENV_IDLE_W, e);
-  }
-  if ((e = getenv(PMON_ENV_MAX_W)) != NULL && *e != '\0') {
-    char *end;
-
-    dm = strtod(e, &end);
-    if (*end != '\0' || dm < 0 || dm > MAX_WATTS)
-      return pmon__fail(PMON_ECONFIG, "%s=%s: not a power in watts",
-                        PMON_ENV_MAX_W, e);
-  }
-  if ((rc = pmon__spec_double(spec, "idle", di, 0, MAX_WATTS, idle)) != 0 ||
+  if ((rc = env_watts(PMON_ENV_IDLE_W, &di)) != 0 ||
+      (rc = env_watts(PMON_ENV_MAX_W, &dm)) != 0 ||
+      (rc = pmon__spec_double(spec, "idle", di, 0, MAX_WATTS, idle)) != 0 ||
       (rc = pmon__spec_double(spec, "max", dm, 0, MAX_WATTS, max)) != 0)
     return rc;
   if (*max < *idle)

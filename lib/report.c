@@ -38,6 +38,29 @@ static json_t *number_or_null(double v, int valid)
   return valid && isfinite(v) ? json_real(v) : json_null();
 }
 
+/* Add R's pairs and unclosed regions to O's; O's time is the longer. */
+static void merge_counts(json_t *o, json_t *r, double t)
+{
+  static const char *const keys[] = {"count", "unclosed"};
+
+  for (int k = 0; k < 2; k++)
+    json_object_set_new(
+      o, keys[k],
+      json_integer(json_integer_value(json_object_get(o, keys[k])) +
+                   json_integer_value(json_object_get(r, keys[k]))));
+  if (t > json_real_value(json_object_get(o, "time_s")))
+    json_object_set_new(o, "time_s", json_real(t));
+}
+
+/* O[KEY] += V, where a missing or null O[KEY] counts as 0. */
+static void add_number(json_t *o, const char *key, double v)
+{
+  json_t *sum = json_object_get(o, key);
+
+  json_object_set_new(
+    o, key, json_real(v + (json_is_number(sum) ? json_number_value(sum) : 0)));
+}
+
 /* Index of channel C of meter M in a rank's flattened "e" array. */
 static int flat_index(int m, int c)
 {
@@ -150,16 +173,7 @@ static json_t *merge_node_regions(json_t *ranks)
         json_array_append(out, o);
         continue;
       }
-      json_object_set_new(
-        o, "count",
-        json_integer(json_integer_value(json_object_get(o, "count")) +
-                     json_integer_value(json_object_get(r, "count"))));
-      json_object_set_new(
-        o, "unclosed",
-        json_integer(json_integer_value(json_object_get(o, "unclosed")) +
-                     json_integer_value(json_object_get(r, "unclosed"))));
-      if (t > json_real_value(json_object_get(o, "time_s")))
-        json_object_set_new(o, "time_s", json_real(t));
+      merge_counts(o, r, t);
       if (f < json_real_value(json_object_get(o, "first_s")))
         json_object_set_new(o, "first_s", json_real(f));
     }
@@ -268,30 +282,13 @@ static json_t *job_regions(json_t *nodes)
         json_object_set_new(byname, name, o);
         json_array_append(out, o);
       }
-      json_object_set_new(
-        o, "count",
-        json_integer(json_integer_value(json_object_get(o, "count")) +
-                     json_integer_value(json_object_get(r, "count"))));
-      json_object_set_new(
-        o, "unclosed",
-        json_integer(json_integer_value(json_object_get(o, "unclosed")) +
-                     json_integer_value(json_object_get(r, "unclosed"))));
-      if (t > json_real_value(json_object_get(o, "time_s")))
-        json_object_set_new(o, "time_s", json_real(t));
+      merge_counts(o, r, t);
       if (json_is_number(e)) {
-        json_t *sum = json_object_get(o, "energy_j");
         json_t *p = json_object_get(r, "power_w");
-        json_t *psum = json_object_get(o, "power_w");
 
-        json_object_set_new(o, "energy_j",
-                            json_real(json_number_value(e) +
-                                      (json_is_number(sum)
-                                         ? json_number_value(sum) : 0)));
+        add_number(o, "energy_j", json_number_value(e));
         if (json_is_number(p))
-          json_object_set_new(o, "power_w",
-                              json_real(json_number_value(p) +
-                                        (json_is_number(psum)
-                                           ? json_number_value(psum) : 0)));
+          add_number(o, "power_w", json_number_value(p));
       } else {
         json_object_set_new(
           o, "nodes_without_energy",
