@@ -101,15 +101,15 @@ static int parse_counter(const char *buf, size_t len, const char *unit,
         memcmp(p + 1, unit, ulen) != 0)
       return PMON_EFORMAT;
     p += ulen + 1;
-    if (p < end && *p == ' ') { /* EX: " <integer> us" */
-      const char *q = ++p;
+  }
+  if (p < end && *p == ' ') { /* EX: " <integer> us" */
+    const char *q = ++p;
 
-      while (p < end && *p >= '0' && *p <= '9')
-        p++;
-      if (p == q || end - p < 3 || memcmp(p, " us", 3) != 0)
-        return PMON_EFORMAT;
-      p += 3;
-    }
+    while (p < end && *p >= '0' && *p <= '9')
+      p++;
+    if (p == q || end - p < 3 || memcmp(p, " us", 3) != 0)
+      return PMON_EFORMAT;
+    p += 3;
   }
   if (p < end && *p == '\n')
     p++;
@@ -255,8 +255,8 @@ static int pm_open(struct pmon_meter *m)
     pm_close(m);
     return rc;
   }
-  /* Read five times per publication, so that a new value is time-stamped
-   * within a fifth of the publication period of its appearance. */
+  /* Read five times per publication (default 10 Hz), so that a new value
+   * is time-stamped within a fifth of the publication period. */
   if (hz > 0 && hz <= 1000)
     m->interval_s = 1.0 / (double)hz;
   if (pp->fd_freshness >= 0)
@@ -310,17 +310,19 @@ static int pm_read(struct pmon_meter *m, struct pmon_reading *r)
   if (v != pp->generation) {
     uint64_t cap = 0;
     size_t n = strlen(r->detail);
+    char what[48] = "power cap unknown";
 
     r->events |= PMON_EV_POWER_CAP;
     if (pp->fd_power_cap < 0)
       pp->fd_power_cap = open_file(pp->dir, "power_cap");
-    if (pp->fd_power_cap >= 0)
-      read_file(pp, pp->fd_power_cap, "power_cap", "W", &cap);
+    if (pp->fd_power_cap >= 0 &&
+        read_file(pp, pp->fd_power_cap, "power_cap", "W", &cap) == 0)
+      snprintf(what, sizeof what, "power cap now %llu W%s",
+               (unsigned long long)cap, cap == 0 ? " (none)" : "");
     snprintf(r->detail + n, sizeof r->detail - n,
-             "%sgeneration %llu -> %llu: power cap now %llu W%s",
-             n > 0 ? "; " : "", (unsigned long long)pp->generation,
-             (unsigned long long)v, (unsigned long long)cap,
-             cap == 0 ? " (none)" : "");
+             "%sgeneration %llu -> %llu: %s", n > 0 ? "; " : "",
+             (unsigned long long)pp->generation, (unsigned long long)v,
+             what);
     pp->generation = v;
   }
   return 0;
@@ -331,7 +333,7 @@ const struct pmon_driver pmon__driver_pm_counters = {
   .description = "Cray XC / HPE Cray EX node energy counters (pm_counters)",
   .flags = PMON_DRV_COUNTER,
   .priv_size = sizeof(struct pm_priv),
-  .interval_s = 0.02,
+  .interval_s = 0.1,
   .probe = pm_probe,
   .open = pm_open,
   .read = pm_read,

@@ -77,6 +77,8 @@ contains
     integer, intent(out), optional :: ierr
     integer :: rc
     real(c_double) :: e, t
+    e = 0
+    t = 0
     rc = c_read(e, t)
     energy_j = e
     time_s = t

@@ -9,8 +9,11 @@
  *
  * Every function returns 0 on success and a negative PMON_E* code on error;
  * none of them ever exits, aborts or prints (pmon_finalize() prints the
- * end-of-job summary unless PMON_QUIET is set).  All functions are
- * thread-safe; regions are tracked per thread.
+ * end-of-job summary unless PMON_QUIET is set).  The region calls and
+ * pmon_read() may be called from any thread at any time; regions are
+ * tracked per thread.  pmon_init() and pmon_finalize() are called once,
+ * by one thread, and no other thread may be inside a region call while
+ * pmon_finalize() runs.
  */
 #ifndef PMON_H
 #define PMON_H
@@ -88,7 +91,7 @@ PMON_EXTERN int pmon_finalize(void);
  * Open the region NAME in the calling thread.  Regions nest; a region that
  * is opened again while already open in the same thread counts once
  * (its outermost pair).  NAME is copied; it must be 1 to PMON_NAME_MAX
- * bytes.  Never blocks on a meter.
+ * bytes of UTF-8.  Never blocks on a meter.
  */
 PMON_EXTERN int pmon_region_begin(const char *name);
 

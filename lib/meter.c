@@ -224,7 +224,7 @@ static int sample_one(int i, int force)
   ms->nread++;
   if (r.events & PMON_EV_RESET)
     pmon__event(t, i, "reset", "%s", r.detail);
-  else if (r.events & PMON_EV_POWER_CAP)
+  if (r.events & PMON_EV_POWER_CAP)
     pmon__event(t, i, "power_cap", "%s", r.detail);
   if (!ms->primed) { /* the first reading is only a starting point */
     memcpy(ms->prev_raw, r.raw, sizeof r.raw);
@@ -360,9 +360,14 @@ int pmon__sampler_start(void)
   pthread_sigmask(SIG_SETMASK, &all, &old);
   rc = pthread_create(&g->sampler, NULL, sampler_main, NULL);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (rc != 0)
-    return pmon__fail(PMON_ENOMEM, "sampler: cannot start a thread: %s",
-                      strerror(rc));
+  if (rc != 0) {
+    /* Not fatal: the meters are still read at init and finalize. */
+    pmon__event(pmon__now_ns(), -1, "sampler_error",
+                "cannot start the sampler thread (%s): meters read at "
+                "init and finalize only",
+                strerror(rc));
+    return 0;
+  }
   g->sampler_started = 1;
   return 0;
 }

@@ -159,8 +159,15 @@ static int init_locked(int by_preload)
     return rc;
   }
   if (g->leader) {
+    struct pmon_tl_sample s;
+    int tm = g->total_meter;
+
     g->t_init_ns = pmon__now_ns();
     pmon__meters_sample_all(g->t_init_ns);
+    /* Time is counted from the first sample of the node total, where its
+     * energy starts. */
+    if (tm >= 0 && pmon__tl_get(&g->sh->tl[tm], 0, &s) == 0)
+      g->t_init_ns = s.t_ns;
     g->sh->t_init_ns = g->t_init_ns;
     rc = pmon__sampler_start();
   }
@@ -181,6 +188,8 @@ static int init_locked(int by_preload)
   }
   g->by_preload = by_preload;
   atomic_store(&g->phase, PMON_PHASE_RUNNING);
+  if (rc == 0)
+    pmon__clear_error(); /* what auto-detection tried is no error */
   return rc;
 }
 

@@ -25,10 +25,10 @@
 
 struct bucket {
   int used;
-  uint64_t anchor;   /* sample index k */
-  uint64_t t_anchor; /* its time */
-  uint64_t t_max;    /* the latest boundary in the bucket */
+  uint64_t anchor;          /* sample index k */
+  uint64_t t_max;           /* the latest boundary in the bucket */
   double s0, s1;
+  struct pmon_tl_sample a;  /* sample k, copied: the ring may lose it */
 };
 
 struct region {
@@ -136,7 +136,8 @@ static struct region *lookup(struct pmon_thread *t, const char *name,
     for (k = h & (t->cap - 1); t->slot[k] != NULL; k = (k + 1) & (t->cap - 1))
       ;
   }
-  if ((r = calloc(1, sizeof *r)) == NULL || (r->name = malloc(len + 1)) == NULL) {
+  if ((r = calloc(1, sizeof *r)) == NULL ||
+      (r->name = malloc(len + 1)) == NULL) {
     free(r);
     return NULL;
   }
@@ -149,37 +150,44 @@ static struct region *lookup(struct pmon_thread *t, const char *name,
 
 /*
  * Fold the bucket of meter M into R's energy, if a sample after it exists.
- * 0 when resolved (or lost, counted in unresolved), -1 when not yet.
+ * 0 when resolved, -1 when not yet.  The bucket keeps its own copy of
+ * sample k; the next sample is normally k + 1, but when the ring has
+ * already dropped it (a region call long after) the oldest sample still
+ * there stands in: the slope then averages over a longer time, which moves
+ * the result by at most one sample interval's change of power.
  */
 static int resolve(struct region *r, int m)
 {
   const struct pmon_tl *tl = &pmon__g.sh->tl[m];
   struct bucket *b = &r->b[m];
-  struct pmon_tl_sample a, s;
+  struct pmon_tl_sample s;
   uint64_t seq = pmon__tl_seq(tl), j;
-  int nch = pmon__g.sh->nch[m];
+  int nch = pmon__g.sh->nch[m], found = 0;
   double dt;
 
   if (seq <= b->anchor + 1)
     return -1;
-  if (pmon__tl_get(tl, b->anchor, &a) != 0)
-    goto lost;
   /* The first sample at or after the bucket's last boundary; a sample
    * published just after a boundary read seq may be older than it. */
-  for (j = b->anchor + 1; j < seq; j++) {
+  j = b->anchor + 1;
+  if (seq > PMON_RING && j < seq - PMON_RING + 1)
+    j = seq - PMON_RING + 1;
+  for (; j < seq; j++) {
     if (pmon__tl_get(tl, j, &s) != 0)
-      goto lost;
+      continue;
+    found = 1;
     if (s.t_ns >= b->t_max)
       break;
   }
-  dt = (double)(s.t_ns - a.t_ns) * 1e-9;
+  if (!found) {
+    r->unresolved++;
+    b->used = 0;
+    return 0;
+  }
+  dt = (double)(s.t_ns - b->a.t_ns) * 1e-9;
   for (int c = 0; c < nch; c++)
-    r->e[m][c] +=
-      b->s0 * a.e[c] + (dt > 0 ? b->s1 * (s.e[c] - a.e[c]) / dt : 0);
-  b->used = 0;
-  return 0;
-lost:
-  r->unresolved++;
+    r->e[m][c] += b->s0 * b->a.e[c] +
+                  (dt > 0 ? b->s1 * (s.e[c] - b->a.e[c]) / dt : 0);
   b->used = 0;
   return 0;
 }
@@ -200,13 +208,16 @@ static void boundary(struct region *r, double sign, uint64_t now,
     if (b->used && b->anchor != seq[m] - 1)
       resolve(r, m);
     if (!b->used) {
+      if (pmon__tl_get(&sh->tl[m], seq[m] - 1, &b->a) != 0) {
+        r->unresolved++;
+        continue;
+      }
       b->used = 1;
       b->anchor = seq[m] - 1;
-      b->t_anchor = sh->tl[m].s[b->anchor % PMON_RING].t_ns;
       b->s0 = b->s1 = 0;
     }
     b->s0 += sign;
-    b->s1 += sign * (double)(int64_t)(now - b->t_anchor) * 1e-9;
+    b->s1 += sign * (double)(int64_t)(now - b->a.t_ns) * 1e-9;
     b->t_max = now;
   }
 }
@@ -243,9 +254,18 @@ int pmon__region_begin(const char *name)
 
   if ((rc = check_name(name, &len)) != 0)
     return rc;
-  if ((t = this_thread()) == NULL ||
-      (r = lookup(t, name, len, 1)) == NULL)
+  if ((t = this_thread()) == NULL)
     return pmon__fail(PMON_ENOMEM, "region \"%s\": out of memory", name);
+  if ((r = lookup(t, name, len, 0)) == NULL) {
+    /* A new name: it goes into the JSON report, so it must be UTF-8. */
+    json_t *js = json_stringn(name, len);
+
+    if (js == NULL)
+      return pmon__fail(PMON_EINVAL, "region: name is not valid UTF-8");
+    json_decref(js);
+    if ((r = lookup(t, name, len, 1)) == NULL)
+      return pmon__fail(PMON_ENOMEM, "region \"%s\": out of memory", name);
+  }
   if (t->depth == t->stack_cap) {
     struct region **s = realloc(t->stack, 2 * t->stack_cap * sizeof *s);
 

@@ -153,6 +153,37 @@ START_TEST(test_square)
 }
 END_TEST
 
+/* A region that outlives the ring (more than PMON_RING samples between
+ * its begin and end) keeps its energy. */
+START_TEST(test_long_region)
+{
+  double tb, te, got, want;
+  json_t *arr, *r;
+
+  pmon__meters_sample_all(pmon__now_ns());
+  pmon__g.t_init_ns = pmon__now_ns();
+  nap(0.001);
+  pmon__meters_sample_all(pmon__now_ns());
+  ck_assert_int_eq(pmon__region_begin("long"), 0);
+  tb = now_s() - t0;
+  for (int i = 0; i < 2 * PMON_RING; i++)
+    pmon__meters_sample_all(pmon__now_ns());
+  ck_assert_int_eq(pmon__region_end("long"), 0);
+  te = now_s() - t0;
+  nap(0.001);
+  pmon__meters_sample_all(pmon__now_ns());
+  pmon__regions_resolve();
+  arr = pmon__regions_json();
+  r = json_array_get(arr, 0);
+  ck_assert_int_eq(json_integer_value(json_object_get(r, "unresolved")), 0);
+  got = json_real_value(json_array_get(json_object_get(r, "e"), 0));
+  want = integral(tb, te);
+  ck_assert_msg(fabs(got - want) <= 0.02 * want, "long: %g J, truth %g J",
+                got, want);
+  json_decref(arr);
+}
+END_TEST
+
 START_TEST(test_timeline_ring)
 {
   struct pmon_tl *tl = calloc(1, sizeof *tl);
@@ -182,6 +213,7 @@ int main(void)
   tcase_add_checked_fixture(tc, setup, NULL);
   tcase_add_test(tc, test_ramp);
   tcase_add_test(tc, test_square);
+  tcase_add_test(tc, test_long_region);
   tcase_add_test(tc, test_timeline_ring);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
