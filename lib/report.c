@@ -413,24 +413,24 @@ static void summary(json_t *doc, const char *path, int written)
   json_t *st = json_object_get(json_object_get(doc, "stats"), "node_energy_j");
   int est = json_is_true(json_object_get(doc, "estimated"));
   double wall = json_real_value(json_object_get(job, "wall_s"));
+  int ranks = (int)json_integer_value(json_object_get(job, "ranks"));
+  int nodes = (int)json_integer_value(json_object_get(job, "nodes"));
   char a[32], b[32], c[32], d[32];
   json_t *r;
   size_t i;
 
   if (json_is_number(e)) {
     human_energy(json_number_value(e), a, sizeof a);
-    pmon__say("job %s: %d ranks on %d nodes, %.2f s, %s, %.1f W%s",
-              json_string_value(json_object_get(job, "id")),
-              (int)json_integer_value(json_object_get(job, "ranks")),
-              (int)json_integer_value(json_object_get(job, "nodes")), wall, a,
+    pmon__say("job %s: %d rank%s on %d node%s, %.2f s, %s, %.1f W%s",
+              json_string_value(json_object_get(job, "id")), ranks,
+              ranks == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", wall, a,
               json_real_value(json_object_get(doc, "power_w")),
               est ? " (ESTIMATED from CPU use, not measured)" : "");
   } else {
-    pmon__say("job %s: %d ranks on %d nodes, %.2f s, energy not measured "
+    pmon__say("job %s: %d rank%s on %d node%s, %.2f s, energy not measured "
               "(no usable meter)",
-              json_string_value(json_object_get(job, "id")),
-              (int)json_integer_value(json_object_get(job, "ranks")),
-              (int)json_integer_value(json_object_get(job, "nodes")), wall);
+              json_string_value(json_object_get(job, "id")), ranks,
+              ranks == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", wall);
   }
   if (json_is_number(json_object_get(st, "mean")) &&
       json_integer_value(json_object_get(job, "nodes")) > 1) {
