@@ -61,6 +61,29 @@ static int fake_read(struct pmon_meter *m, struct pmon_reading *r)
   return 0;
 }
 
+/* A counter of 100 J that wraps 20 times a second at 2000 W. */
+static int wrap_open(struct pmon_meter *m)
+{
+  pmon__meter_add_channel(m, "node", PMON_DOM_NODE, PMON_CH_TOTAL, 1, 100);
+  return 0;
+}
+
+static int wrap_read(struct pmon_meter *m, struct pmon_reading *r)
+{
+  (void)m;
+  r->raw[0] = (uint64_t)(2000 * (now_s() - t0)) % 100;
+  return 0;
+}
+
+static const struct pmon_driver wrapping = {
+  .name = "wrapping",
+  .description = "a small counter that wraps, for tests",
+  .flags = PMON_DRV_COUNTER,
+  .interval_s = 0.01,
+  .open = wrap_open,
+  .read = wrap_read,
+};
+
 static const struct pmon_driver fake = {
   .name = "fake",
   .description = "a power function of time, for tests",
@@ -184,6 +207,29 @@ START_TEST(test_long_region)
 }
 END_TEST
 
+/* The core corrects wraps from the range the channel declares. */
+START_TEST(test_wrap)
+{
+  double got, want;
+  struct pmon_mstate *ms = &pmon__g.ms[0];
+
+  memset(ms, 0, sizeof *ms);
+  ms->m.drv = &wrapping;
+  ms->m.interval_s = wrapping.interval_s;
+  ck_assert_int_eq(wrapping.open(&ms->m), 0);
+  run(0.1, 0.6, 0.7, &got, &want); /* want is for P(t); not this one */
+  {
+    json_t *arr = pmon__regions_json(), *r = json_array_get(arr, 0);
+    double t = json_real_value(json_object_get(r, "time_s"));
+
+    want = 2000 * t;
+    json_decref(arr);
+  }
+  ck_assert_msg(fabs(got - want) <= 0.03 * want,
+                "wrapping counter: %g J, truth %g J (10 wraps)", got, want);
+}
+END_TEST
+
 START_TEST(test_timeline_ring)
 {
   struct pmon_tl *tl = calloc(1, sizeof *tl);
@@ -214,6 +260,7 @@ int main(void)
   tcase_add_test(tc, test_ramp);
   tcase_add_test(tc, test_square);
   tcase_add_test(tc, test_long_region);
+  tcase_add_test(tc, test_wrap);
   tcase_add_test(tc, test_timeline_ring);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
