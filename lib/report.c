@@ -359,6 +359,20 @@ static void output_path(char *buf, size_t size)
              pmon__g.jobid);
 }
 
+/* Write DOC and a newline to F, flushed to disk when SYNC, and close F.
+ * Nonzero when everything worked. */
+static int dump(json_t *doc, FILE *f, int sync)
+{
+  int ok = json_dumpf(doc, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
+                                JSON_REAL_PRECISION(12)) == 0;
+
+  ok &= fputc('\n', f) != EOF;
+  if (sync)
+    ok &= fflush(f) == 0 && fsync(fileno(f)) == 0;
+  ok &= fclose(f) == 0;
+  return ok;
+}
+
 static int write_atomically(json_t *doc, const char *path)
 {
   char tmp[PATH_MAX + 32];
@@ -371,22 +385,15 @@ static int write_atomically(json_t *doc, const char *path)
     if ((f = fopen(path, "w")) == NULL)
       return pmon__fail(PMON_EOUTPUT, "report: %s: cannot open: %s", path,
                         strerror(errno));
-    ok = json_dumpf(doc, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
-                              JSON_REAL_PRECISION(12)) == 0;
-    ok &= fputc('\n', f) != EOF;
-    ok &= fclose(f) == 0;
-    return ok ? 0 : pmon__fail(PMON_EOUTPUT, "report: %s: cannot write",
-                               path);
+    return dump(doc, f, 0) ? 0
+                           : pmon__fail(PMON_EOUTPUT,
+                                        "report: %s: cannot write", path);
   }
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
   if ((f = fopen(tmp, "w")) == NULL)
     return pmon__fail(PMON_EOUTPUT, "report: %s: cannot create: %s", tmp,
                       strerror(errno));
-  ok = json_dumpf(doc, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
-                            JSON_REAL_PRECISION(12)) == 0;
-  ok &= fputc('\n', f) != EOF;
-  ok &= fflush(f) == 0 && fsync(fileno(f)) == 0;
-  ok &= fclose(f) == 0;
+  ok = dump(doc, f, 1);
   if (!ok || rename(tmp, path) != 0) {
     int e = errno;
 
