@@ -28,6 +28,7 @@
 #define PMON_RING 4096     /* samples kept per meter in the timeline */
 #define PMON_EVENT_MAX 256 /* events kept per node; later ones are counted */
 #define PMON_MAX_WATTS 1e6 /* a channel's power above this is a glitch */
+#define PMON_HIST 65536    /* points of the node total's history */
 
 /* One published sample: the node's energy per channel since init. */
 struct pmon_tl_sample {
@@ -77,6 +78,12 @@ struct pmon_event {
   char detail[200];
 };
 
+/* A point of the node total's history: its energy since init at T_NS. */
+struct pmon_hist_point {
+  uint64_t t_ns;
+  double e;
+};
+
 enum pmon_phase {
   PMON_PHASE_NONE = 0, /* before init, or after a failed init */
   PMON_PHASE_RUNNING,
@@ -84,7 +91,18 @@ enum pmon_phase {
   PMON_PHASE_DISABLED
 };
 
-struct pmon_thread; /* lib/region.c */
+struct pmon_thread; void pmon__hist_add(uint64_t t_ns, double e);
+double pmon__hist_energy(uint64_t t0, uint64_t t1);
+void pmon__hist_free(void);
+
+/* lib/io.c */
+int pmon__io_config(void);
+struct json_t *pmon__io_json(void);
+struct json_t *pmon__io_node(struct json_t *ranks, struct json_t **files);
+struct json_t *pmon__io_job(struct json_t *nodes);
+void pmon__io_free(void);
+
+/* lib/region.c */
 
 struct pmon_state {
   _Atomic int phase;
@@ -106,6 +124,10 @@ struct pmon_state {
   int total_meter;    /* meter whose total channels form the node total */
   struct pmon_event *events;
   int nevents;
+  struct pmon_hist_point *hist; /* the node total over the whole job, at
+                                   most PMON_HIST points: every other one
+                                   is dropped when full */
+  size_t nhist;
   unsigned long events_dropped;
   pthread_mutex_t lock; /* meters and events, between sampler and API */
   pthread_cond_t cond;
@@ -155,6 +177,17 @@ int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
                  struct pmon_tl_sample *out);
 void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, const double *e,
                       int nch);
+
+void pmon__hist_add(uint64_t t_ns, double e);
+double pmon__hist_energy(uint64_t t0, uint64_t t1);
+void pmon__hist_free(void);
+
+/* lib/io.c */
+int pmon__io_config(void);
+struct json_t *pmon__io_json(void);
+struct json_t *pmon__io_node(struct json_t *ranks, struct json_t **files);
+struct json_t *pmon__io_job(struct json_t *nodes);
+void pmon__io_free(void);
 
 /* lib/region.c */
 int pmon__region_begin(const char *name);

@@ -16,5 +16,7 @@
 #define PMON_ENV_IDLE_W "PMON_ESTIMATE_IDLE_W" /* estimate: P_idle */
 #define PMON_ENV_MAX_W "PMON_ESTIMATE_MAX_W"   /* estimate: P_max */
 #define PMON_ENV_RUN_FD "PMON_RUN_FD"       /* set by pmon-run, see there */
+#define PMON_ENV_IO_GAP "PMON_IO_GAP"     /* I/O phase merge gap, s */
+#define PMON_ENV_IO_FILES "PMON_IO_FILES" /* files listed in the report */
 
 #endif /* PMON_ENV_H */

@@ -280,6 +280,14 @@ static int sample_one(int i, int force)
   if (pmon__tl_seq(&g->sh->tl[i]) == 0)
     memset(ms->e, 0, sizeof ms->e);
   pmon__tl_publish(&g->sh->tl[i], t, ms->e, m->nch);
+  if (i == g->total_meter) {
+    double total = 0;
+
+    for (int c = 0; c < m->nch; c++)
+      if (g->sh->total_mask[i] & (1u << c))
+        total += ms->e[c];
+    pmon__hist_add(t, total);
+  }
   return 1;
 }
 
@@ -401,4 +409,5 @@ void pmon__meters_close(void)
   free(g->events);
   g->events = NULL;
   g->nevents = 0;
+  pmon__hist_free();
 }

@@ -92,6 +92,7 @@ static void teardown(void)
   if (g->leader)
     pmon__meters_close();
   pmon__regions_free();
+  pmon__io_free();
   pmon__node_teardown();
 }
 
@@ -137,6 +138,8 @@ static int init_locked(int by_preload)
   clock_gettime(CLOCK_REALTIME, &g->wall_start);
   meters = getenv(PMON_ENV_METERS);
   cfg = pmon__meters_parse(meters != NULL ? meters : "auto");
+  if (cfg == 0)
+    cfg = pmon__io_config();
   if ((rc = pmon__node_setup()) != 0) {
     pmon__node_teardown();
     return rc;
@@ -243,8 +246,9 @@ static int finalize_locked(void)
   node_barrier();
   pmon__regions_resolve();
 
-  mine = json_pack("[{s:i, s:i, s:o}]", "rank", g->rank, "local",
-                   g->local_rank, "regions", pmon__regions_json());
+  mine = json_pack("[{s:i, s:i, s:o, s:o}]", "rank", g->rank, "local",
+                   g->local_rank, "regions", pmon__regions_json(), "io",
+                   pmon__io_json());
   if (mine == NULL)
     mine = json_array();
   rc = pmon__tree_gather(g->mpi ? g->node : MPI_COMM_NULL, mine, &ranks);

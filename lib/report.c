@@ -190,6 +190,7 @@ json_t *pmon__node_record(json_t *ranks)
   double energy = 0, wall = (double)(g->t_fin_ns - g->t_init_ns) * 1e-9;
   int has = 0, tm = g->total_meter;
   unsigned long samples = 0;
+  json_t *io, *io_files, *rec;
 
   for (int i = 0; i < g->nmeters; i++) {
     struct pmon_tl_sample first, last;
@@ -218,15 +219,21 @@ json_t *pmon__node_record(json_t *ranks)
         wall = (double)(last.t_ns - sh->t_init_ns) * 1e-9;
     }
   }
-  return json_pack(
-    "{s:s, s:i, s:i, s:o, s:f, s:o, s:b, s:o, s:o, s:I, s:o, s:o, s:o}",
+  io = pmon__io_node(ranks, &io_files);
+  rec = json_pack(
+    "{s:s, s:i, s:i, s:o, s:f, s:o, s:b, s:o, s:o, s:I, s:o, s:o, s:o, s:o}",
     "name", g->node_name, "ranks", g->local_size, "leader_rank", g->rank,
     "energy_j", number_or_null(energy, has), "wall_s", wall, "power_w",
     number_or_null(energy / wall, has && wall > 0), "estimated",
     tm >= 0 && g->ms[tm].estimated, "total_from",
     tm >= 0 ? json_string(g->ms[tm].m.spec.text) : json_null(), "channels",
     chans, "samples", (json_int_t)samples, "events", events_json(), "meters",
-    meters_json(), "regions", merge_node_regions(ranks));
+    meters_json(), "regions", merge_node_regions(ranks), "io", io);
+  if (rec != NULL && io_files != NULL)
+    json_object_set_new(rec, "io_files", io_files);
+  else
+    json_decref(io_files);
+  return rec;
 }
 
 /* min, max, mean, population stddev of the numbers in V (N of them). */
@@ -414,6 +421,49 @@ static void human_energy(double j, char *buf, size_t size)
     snprintf(buf, size, "%.2f J", j);
 }
 
+static void human_bytes(double b, char *buf, size_t size)
+{
+  if (b >= 1e9)
+    snprintf(buf, size, "%.2f GB", b / 1e9);
+  else if (b >= 1e6)
+    snprintf(buf, size, "%.2f MB", b / 1e6);
+  else if (b >= 1e3)
+    snprintf(buf, size, "%.2f kB", b / 1e3);
+  else
+    snprintf(buf, size, "%.0f B", b);
+}
+
+/* One line for the job's MPI-IO, when it was intercepted. */
+static void io_summary(json_t *io, int est)
+{
+  json_t *e = json_object_get(io, "energy_j");
+  char r[32], w[32], j[32], rates[96] = "";
+
+  if (!json_is_object(io))
+    return;
+  human_bytes((double)json_integer_value(json_object_get(io, "bytes_read")),
+              r, sizeof r);
+  human_bytes(
+    (double)json_integer_value(json_object_get(io, "bytes_written")), w,
+    sizeof w);
+  if (json_is_number(e)) {
+    human_energy(json_number_value(e), j, sizeof j);
+    if (json_is_number(json_object_get(io, "mb_per_j")))
+      snprintf(rates, sizeof rates, ", %.4g MB/J, %.4g MB/s/W",
+               json_number_value(json_object_get(io, "mb_per_j")),
+               json_number_value(json_object_get(io, "mb_per_s_per_w")));
+  } else {
+    snprintf(j, sizeof j, "energy not measured");
+  }
+  pmon__say("io: %s read, %s written, %lld calls, %.3f s (slowest rank); "
+            "%s%s in %lld phases of %.3f s%s",
+            r, w, (long long)json_integer_value(json_object_get(io, "ops")),
+            json_real_value(json_object_get(io, "time_s")), j,
+            est && json_is_number(e) ? " (estimated)" : "",
+            (long long)json_integer_value(json_object_get(io, "phases")),
+            json_real_value(json_object_get(io, "phase_time_s")), rates);
+}
+
 static void summary(json_t *doc, const char *path, int written)
 {
   json_t *job = json_object_get(doc, "job"), *e = json_object_get(doc, "energy_j");
@@ -465,6 +515,7 @@ static void summary(json_t *doc, const char *path, int written)
               json_real_value(json_object_get(r, "time_s")), a,
               est && json_is_number(re) ? " (estimated)" : "");
   }
+  io_summary(json_object_get(doc, "io"), est);
   if (written)
     pmon__say("report: %s", path);
 }
@@ -477,7 +528,7 @@ int pmon__report(json_t *nodes)
   double total = 0, wall = 0;
   int ne = 0, est = 0, rc;
   char start[32], end[32], path[PATH_MAX];
-  json_t *node, *doc, *regions, *meters;
+  json_t *node, *doc, *regions, *meters, *io;
 
   if (ev == NULL || pv == NULL) {
     free(ev);
@@ -500,11 +551,12 @@ int pmon__report(json_t *nodes)
   iso_time(&g->wall_end, end, sizeof end);
   meters = job_meters(nodes);
   regions = job_regions(nodes);
+  io = pmon__io_job(nodes);
   for (size_t k = 0; k < json_array_size(nodes); k++)
     json_object_del(json_array_get(nodes, k), "meters");
   doc = json_pack(
     "{s:{s:s, s:i}, s:s, s:{s:s, s:s, s:i, s:i, s:f, s:s, s:s, s:b}, s:o, "
-    "s:o, s:b, s:o, s:O, s:{s:o, s:o}, s:o}",
+    "s:o, s:b, s:o, s:O, s:{s:o, s:o}, s:o, s:o}",
     "format", "name", "pmon", "version", REPORT_FORMAT_VERSION,
     "pmon_version", PMON_VERSION_STRING, "job", "id", g->jobid, "id_source",
     g->jobid_source, "ranks", g->size, "nodes", (int)n, "wall_s", wall,
@@ -513,7 +565,7 @@ int pmon__report(json_t *nodes)
     number_or_null(total / wall, ne > 0 && wall > 0), "estimated", est,
     "meters", meters, "nodes", nodes, "stats", "node_energy_j",
     stats_json(ev, ne), "node_power_w", stats_json(pv, ne), "regions",
-    regions);
+    regions, "io", io);
   free(ev);
   free(pv);
   if (doc == NULL)

@@ -10,6 +10,8 @@
  */
 #include "config.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pmon.h"
@@ -45,4 +47,67 @@ void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, const double *e,
   s->t_ns = t_ns;
   memcpy(s->e, e, (size_t)nch * sizeof *e);
   atomic_store_explicit(&tl->seq, seq + 1, memory_order_release);
+}
+
+/*
+ * The node total's history, kept by the leader for the whole job so that
+ * the energy of any span (the I/O phases, known only at finalize) can be
+ * found after the ring has come round.  Called with the meters' lock held.
+ * When full, every other point is dropped: the history stays exact at the
+ * points it keeps and only its resolution halves.
+ */
+void pmon__hist_add(uint64_t t_ns, double e)
+{
+  struct pmon_state *g = &pmon__g;
+
+  if (g->hist == NULL &&
+      (g->hist = malloc(PMON_HIST * sizeof *g->hist)) == NULL)
+    return;
+  if (g->nhist == PMON_HIST) {
+    size_t j = 0;
+
+    for (size_t i = 0; i < PMON_HIST - 1; i += 2)
+      g->hist[j++] = g->hist[i];
+    g->hist[j++] = g->hist[PMON_HIST - 1];
+    g->nhist = j;
+  }
+  g->hist[g->nhist].t_ns = t_ns;
+  g->hist[g->nhist++].e = e;
+}
+
+/* The node total's energy at T, interpolated; the ends outside. */
+static double hist_at(uint64_t t)
+{
+  const struct pmon_hist_point *h = pmon__g.hist;
+  size_t lo = 0, hi = pmon__g.nhist - 1;
+
+  if (t <= h[0].t_ns)
+    return h[0].e;
+  if (t >= h[hi].t_ns)
+    return h[hi].e;
+  while (hi - lo > 1) { /* h[lo].t_ns < t < h[hi].t_ns */
+    size_t mid = lo + (hi - lo) / 2;
+
+    if (h[mid].t_ns <= t)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return h[lo].e + (h[hi].e - h[lo].e) * (double)(t - h[lo].t_ns) /
+                     (double)(h[hi].t_ns - h[lo].t_ns);
+}
+
+/* The node total's energy from T0 to T1, NAN without a history. */
+double pmon__hist_energy(uint64_t t0, uint64_t t1)
+{
+  if (pmon__g.nhist < 2)
+    return NAN;
+  return hist_at(t1) - hist_at(t0);
+}
+
+void pmon__hist_free(void)
+{
+  free(pmon__g.hist);
+  pmon__g.hist = NULL;
+  pmon__g.nhist = 0;
 }

@@ -3,7 +3,8 @@
  *
  * Used with LD_PRELOAD (pmon-run sets it up).  It wraps MPI_Init,
  * MPI_Init_thread and MPI_Finalize: pmon starts right after the real
- * initialisation and reports right before the real finalisation.  Each
+ * initialisation and reports right before the real finalisation.  The
+ * MPI-IO calls are wrapped in file.c.  Each
  * wrapper answers to both its MPI_ and its PMPI_ name, because Open MPI's
  * Fortran bindings call the PMPI_ symbols directly; the real function is
  * found with dlsym(RTLD_NEXT, "PMPI_...").  A wrapper returns exactly what
@@ -24,13 +25,13 @@
 #include "pmon.h"
 #include "preload.h"
 #include "env.h"
+#include "mpiio.h"
 
 typedef int init_fn(int *, char ***);
 typedef int init_thread_fn(int *, char ***, int, int *);
 typedef int finalize_fn(void);
 
-/* The real function NAME, or NULL (said once, with PMON_DEBUG). */
-static void *real(const char *name)
+void *pmon__mpiio_real(const char *name)
 {
   void *f = dlsym(RTLD_NEXT, name);
 
@@ -61,10 +62,17 @@ static void tell_pmon_run(void)
   unsetenv(PMON_ENV_RUN_FD);
 }
 
+int pmon__mpiio_clock;
+
 static void after_init(void)
 {
+  int level = MPI_THREAD_SINGLE;
+
   tell_pmon_run();
-  pmon__init(1);
+  if (pmon__init(1) == 0 && PMPI_Query_thread(&level) == MPI_SUCCESS)
+    __atomic_store_n(&pmon__mpiio_clock,
+                     pmon__io_start(level == MPI_THREAD_MULTIPLE),
+                     __ATOMIC_RELAXED);
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -72,7 +80,7 @@ int MPI_Init(int *argc, char ***argv)
   static init_fn *f;
   int rc;
 
-  if (f == NULL && (f = (init_fn *)real("PMPI_Init")) == NULL)
+  if (f == NULL && (f = (init_fn *)pmon__mpiio_real("PMPI_Init")) == NULL)
     return MPI_ERR_OTHER;
   rc = f(argc, argv);
   if (rc == MPI_SUCCESS)
@@ -86,7 +94,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
   int rc;
 
   if (f == NULL &&
-      (f = (init_thread_fn *)real("PMPI_Init_thread")) == NULL)
+      (f = (init_thread_fn *)pmon__mpiio_real("PMPI_Init_thread")) == NULL)
     return MPI_ERR_OTHER;
   rc = f(argc, argv, required, provided);
   if (rc == MPI_SUCCESS)
@@ -98,8 +106,9 @@ int MPI_Finalize(void)
 {
   static finalize_fn *f;
 
-  if (f == NULL && (f = (finalize_fn *)real("PMPI_Finalize")) == NULL)
+  if (f == NULL && (f = (finalize_fn *)pmon__mpiio_real("PMPI_Finalize")) == NULL)
     return MPI_ERR_OTHER;
+  __atomic_store_n(&pmon__mpiio_clock, PMON_IO_OFF, __ATOMIC_RELAXED);
   pmon_finalize();
   return f();
 }

@@ -1,0 +1,858 @@
+/*
+ * io.c - MPI-IO accounting: bytes, calls, time and I/O phases per rank,
+ * and at finalize the energy of each node's I/O phases.
+ *
+ * The wrappers of mpiio/ call in here once per MPI-IO call, with two time
+ * stamps taken around the real call.  A call only adds to counters and
+ * extends the rank's current phase: no meter is read, and memory is only
+ * allocated when a file is opened.  Calls less than the gap apart
+ * (PMON_IO_GAP, default 10 ms) form one phase.  When a rank has IO_PHASES
+ * phases the gap doubles and they are merged again, until half the budget
+ * is free: I/O time is never dropped, only idle time between calls may
+ * join a phase.
+ *
+ * At finalize each rank sends its counters, files and phases to its node
+ * leader (pmon__io_json()).  The leader takes the union of its ranks'
+ * phases and integrates the node total over it from the node's history
+ * (lib/timeline.c): that is the node's I/O energy (pmon__io_node()).  Rank
+ * 0 adds the nodes up and derives the rates (pmon__io_job()).  The rules
+ * are stated for users in pmon-mpiio(7).
+ *
+ * Threads: when the program runs MPI_THREAD_MULTIPLE every call takes one
+ * mutex; otherwise MPI's own rules serialise the calls and none is taken.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "pmon.h"
+#include "core.h"
+#include "env.h"
+#include "preload.h"
+
+#define IO_PHASES 1024           /* phases a rank keeps before merging */
+#define IO_NAMES 4096            /* file names a rank tells apart */
+#define IO_FILES_DEFAULT 32      /* files listed in the report */
+#define IO_GAP_DEFAULT 0.01      /* seconds */
+#define IO_OTHER "(other files)" /* the record of the names beyond */
+
+struct io_counts {
+  uint64_t bytes_read, bytes_written;
+  uint64_t reads, writes, meta, errors;
+  uint64_t ticks; /* inside the calls, in stamps of io.clock */
+};
+
+struct io_file {
+  char *name;
+  struct io_counts c;
+};
+
+/* Open handles: open addressing, linear probing, with tombstones. */
+enum { SLOT_EMPTY, SLOT_USED, SLOT_GONE };
+struct io_slot {
+  uintptr_t key;
+  int file;
+  int state;
+};
+
+static struct {
+  _Atomic int on;     /* counting */
+  int started;        /* pmon__io_start() was called */
+  int multiple;       /* MPI_THREAD_MULTIPLE: take the lock */
+  pthread_mutex_t lock;
+  int clock;          /* PMON_IO_NS or PMON_IO_TSC */
+  double scale;       /* nanoseconds per stamp */
+  uint64_t tsc0, ns0; /* a stamp and the time it was taken */
+  uint64_t gap_ns;    /* the gap now; it doubles when the budget fills */
+  uint64_t gap_t;     /* the same in stamps */
+  int nlist;          /* files listed in the report */
+  struct io_counts loose; /* calls on handles of no known file */
+  struct io_file *files;
+  int nfiles, cap, other; /* other: index of IO_OTHER, or -1 */
+  int *byname;            /* 2 * IO_NAMES slots: file index + 1, or 0 */
+  struct io_slot *slot;
+  unsigned nslot, used;   /* used counts tombstones too */
+  uintptr_t last_h;       /* the handle looked up last, */
+  int last_f;             /* its file, or -1 */
+  uint64_t (*ph)[2];      /* closed phases in ns, IO_PHASES at most */
+  int nph;
+  uint64_t cur0, cur1;    /* the open phase, in stamps */
+  int have;
+} io = {.lock = PTHREAD_MUTEX_INITIALIZER, .other = -1, .last_f = -1};
+
+static void lock(void)
+{
+  if (io.multiple)
+    pthread_mutex_lock(&io.lock);
+}
+
+static void unlock(void)
+{
+  if (io.multiple)
+    pthread_mutex_unlock(&io.lock);
+}
+
+int pmon__io_config(void)
+{
+  const char *v = getenv(PMON_ENV_IO_GAP);
+  char *end;
+
+  io.gap_ns = (uint64_t)(IO_GAP_DEFAULT * 1e9);
+  io.nlist = IO_FILES_DEFAULT;
+  if (v != NULL && *v != '\0') {
+    double s;
+
+    errno = 0;
+    s = strtod(v, &end);
+    if (errno != 0 || *end != '\0' || !(s >= 0 && s <= 3600))
+      return pmon__fail(PMON_ECONFIG,
+                        "%s: \"%.40s\": not a number of seconds from 0 "
+                        "to 3600",
+                        PMON_ENV_IO_GAP, v);
+    io.gap_ns = (uint64_t)(s * 1e9);
+  }
+  v = getenv(PMON_ENV_IO_FILES);
+  if (v != NULL && *v != '\0') {
+    long n;
+
+    errno = 0;
+    n = strtol(v, &end, 10);
+    if (errno != 0 || *end != '\0' || n < 0 || n > 100000)
+      return pmon__fail(PMON_ECONFIG,
+                        "%s: \"%.40s\": not a number of files from 0 to "
+                        "100000",
+                        PMON_ENV_IO_FILES, v);
+    io.nlist = (int)n;
+  }
+  return 0;
+}
+
+/* Whether the TSC counts time at one rate on every CPU of this node: the
+ * CPU says so (constant_tsc, nonstop_tsc) and the kernel keeps time with
+ * it, which it does only after checking that the CPUs agree. */
+static int tsc_usable(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  char path[PATH_MAX], line[4096];
+  int constant = 0, nonstop = 0, kernel = 0;
+  FILE *f;
+
+  snprintf(path, sizeof path, "%s/cpuinfo", pmon__proc_root());
+  if ((f = fopen(path, "r")) != NULL) {
+    while (fgets(line, sizeof line, f) != NULL)
+      if (strncmp(line, "flags", 5) == 0) {
+        constant = strstr(line, " constant_tsc") != NULL;
+        nonstop = strstr(line, " nonstop_tsc") != NULL;
+        break;
+      }
+    fclose(f);
+  }
+  snprintf(path, sizeof path,
+           "%s/devices/system/clocksource/clocksource0/current_clocksource",
+           pmon__sysfs_root());
+  if ((f = fopen(path, "r")) != NULL) {
+    kernel = fgets(line, sizeof line, f) != NULL && strcmp(line, "tsc\n") == 0;
+    fclose(f);
+  }
+  return constant && nonstop && kernel;
+#else
+  return 0;
+#endif
+}
+
+/* A fresh (ns, stamp) pair; with the TSC it also refines the scale. */
+static void anchor(uint64_t *ns, uint64_t *t)
+{
+  *ns = pmon__now_ns();
+  *t = pmon__io_stamp(io.clock);
+  if (io.clock == PMON_IO_TSC && *ns - io.ns0 >= 1000000 && *t > io.tsc0) {
+    io.scale = (double)(*ns - io.ns0) / (double)(*t - io.tsc0);
+    io.gap_t = (uint64_t)((double)io.gap_ns / io.scale);
+  }
+}
+
+/* Stamp T in ns, from the pair (NS, NOW) taken after it. */
+static uint64_t stamp_ns(uint64_t t, uint64_t ns, uint64_t now)
+{
+  double back;
+
+  if (io.clock == PMON_IO_NS)
+    return t;
+  back = (double)(int64_t)(now - t) * io.scale;
+  return back < (double)ns ? (uint64_t)((double)ns - back) : 0;
+}
+
+int pmon__io_start(int multiple)
+{
+  if (atomic_load(&pmon__g.phase) != PMON_PHASE_RUNNING || io.started)
+    return PMON_IO_OFF;
+  io.ph = malloc(IO_PHASES * sizeof *io.ph);
+  io.byname = calloc(2 * IO_NAMES, sizeof *io.byname);
+  if (io.ph == NULL || io.byname == NULL) {
+    free(io.ph);
+    free(io.byname);
+    io.ph = NULL;
+    io.byname = NULL;
+    return PMON_IO_OFF;
+  }
+  io.clock = tsc_usable() ? PMON_IO_TSC : PMON_IO_NS;
+  io.scale = 1;
+  io.gap_t = io.gap_ns;
+  if (io.clock == PMON_IO_TSC) {
+    uint64_t ns, t;
+
+    /* A first scale over 200 us; anchor() refines it as the job goes. */
+    io.ns0 = pmon__now_ns();
+    io.tsc0 = pmon__io_stamp(io.clock);
+    do {
+      ns = pmon__now_ns();
+      t = pmon__io_stamp(io.clock);
+    } while (ns - io.ns0 < 200000 || t <= io.tsc0);
+    io.scale = (double)(ns - io.ns0) / (double)(t - io.tsc0);
+    io.gap_t = (uint64_t)((double)io.gap_ns / io.scale);
+  }
+  io.multiple = multiple;
+  io.started = 1;
+  atomic_store(&io.on, 1);
+  return io.clock;
+}
+
+/* Whether calls are counted now. */
+static int counting(void)
+{
+  return atomic_load_explicit(&io.on, memory_order_relaxed) &&
+         atomic_load_explicit(&pmon__g.phase, memory_order_relaxed) ==
+           PMON_PHASE_RUNNING;
+}
+
+/* --- files, by name and by handle --- */
+
+static uint32_t hash_bytes(const void *p, size_t n)
+{
+  const unsigned char *s = p;
+  uint32_t h = 2166136261u; /* FNV-1a */
+
+  while (n-- > 0)
+    h = (h ^ *s++) * 16777619u;
+  return h;
+}
+
+/* A new file record named NAME; -1 when there is no memory. */
+static int new_file(const char *name)
+{
+  struct io_file *f;
+
+  if (io.nfiles == io.cap) {
+    int cap = io.cap ? 2 * io.cap : 16;
+
+    if ((f = realloc(io.files, (size_t)cap * sizeof *f)) == NULL)
+      return -1;
+    io.files = f;
+    io.cap = cap;
+  }
+  f = &io.files[io.nfiles];
+  memset(f, 0, sizeof *f);
+  if ((f->name = strdup(name)) == NULL)
+    return -1;
+  return io.nfiles++;
+}
+
+/* The record of NAME; names beyond IO_NAMES share one.  -1: none. */
+static int file_by_name(const char *name)
+{
+  uint32_t mask = 2 * IO_NAMES - 1;
+  uint32_t i = hash_bytes(name, strlen(name)) & mask;
+  int f;
+
+  for (; io.byname[i] != 0; i = (i + 1) & mask)
+    if (strcmp(io.files[io.byname[i] - 1].name, name) == 0)
+      return io.byname[i] - 1;
+  if (io.nfiles - (io.other >= 0) < IO_NAMES && (f = new_file(name)) >= 0) {
+    io.byname[i] = f + 1;
+    return f;
+  }
+  if (io.other < 0)
+    io.other = new_file(IO_OTHER);
+  return io.other;
+}
+
+static uint32_t hash_handle(uintptr_t h)
+{
+  return (uint32_t)(((uint64_t)h * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+static int handle_file(uintptr_t h)
+{
+  unsigned mask = io.nslot - 1;
+
+  if (h == io.last_h && io.last_f >= 0)
+    return io.last_f;
+  if (io.nslot == 0)
+    return -1;
+  for (unsigned i = hash_handle(h) & mask; io.slot[i].state != SLOT_EMPTY;
+       i = (i + 1) & mask)
+    if (io.slot[i].state == SLOT_USED && io.slot[i].key == h) {
+      io.last_h = h;
+      return io.last_f = io.slot[i].file;
+    }
+  return -1;
+}
+
+static void handle_forget(uintptr_t h)
+{
+  unsigned mask = io.nslot - 1;
+
+  io.last_f = -1;
+  if (io.nslot == 0)
+    return;
+  for (unsigned i = hash_handle(h) & mask; io.slot[i].state != SLOT_EMPTY;
+       i = (i + 1) & mask)
+    if (io.slot[i].state == SLOT_USED && io.slot[i].key == h) {
+      io.slot[i].state = SLOT_GONE;
+      return;
+    }
+}
+
+static void slot_put(struct io_slot *tab, unsigned n, uintptr_t h, int file)
+{
+  unsigned i = hash_handle(h) & (n - 1);
+
+  while (tab[i].state == SLOT_USED)
+    i = (i + 1) & (n - 1);
+  tab[i].key = h;
+  tab[i].file = file;
+  tab[i].state = SLOT_USED;
+}
+
+/* Remember that handle H is FILE; without memory, its calls count only
+ * in the totals. */
+static void handle_put(uintptr_t h, int file)
+{
+  handle_forget(h); /* a handle MPI reuses */
+  if (2 * (io.used + 1) > io.nslot) {
+    unsigned n = io.nslot ? io.nslot : 32, live = 0;
+    struct io_slot *tab;
+
+    for (unsigned i = 0; i < io.nslot; i++)
+      live += io.slot[i].state == SLOT_USED;
+    while (4 * (live + 1) > n)
+      n *= 2;
+    if ((tab = calloc(n, sizeof *tab)) == NULL)
+      return;
+    for (unsigned i = 0; i < io.nslot; i++)
+      if (io.slot[i].state == SLOT_USED)
+        slot_put(tab, n, io.slot[i].key, io.slot[i].file);
+    free(io.slot);
+    io.slot = tab;
+    io.nslot = n;
+    io.used = live;
+  }
+  slot_put(io.slot, io.nslot, h, file);
+  io.used++;
+}
+
+/* --- phases --- */
+
+static int by_start(const void *a, const void *b)
+{
+  const uint64_t *x = a, *y = b;
+
+  return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Sort the N phases of PH and merge those less than GAP apart; returns
+ * how many are left. */
+static int merge_phases(uint64_t (*ph)[2], int n, uint64_t gap)
+{
+  int k = 0;
+
+  if (n == 0)
+    return 0;
+  qsort(ph, (size_t)n, sizeof *ph, by_start);
+  for (int i = 1; i < n; i++) {
+    if (ph[i][0] <= ph[k][1] || ph[i][0] - ph[k][1] <= gap) {
+      if (ph[i][1] > ph[k][1])
+        ph[k][1] = ph[i][1];
+    } else {
+      k++;
+      ph[k][0] = ph[i][0];
+      ph[k][1] = ph[i][1];
+    }
+  }
+  return k + 1;
+}
+
+/* Close the open phase into io.ph, in ns. */
+static void phase_close(void)
+{
+  uint64_t ns, now;
+
+  anchor(&ns, &now);
+  /* Keep a slot free for the open phase at finalize. */
+  if (io.nph >= IO_PHASES - 1)
+    while (io.nph > IO_PHASES / 2) {
+      io.gap_ns = io.gap_ns > 0 ? 2 * io.gap_ns : 1000;
+      io.gap_t = (uint64_t)((double)io.gap_ns / io.scale);
+      io.nph = merge_phases(io.ph, io.nph, io.gap_ns);
+    }
+  io.ph[io.nph][0] = stamp_ns(io.cur0, ns, now);
+  io.ph[io.nph++][1] = stamp_ns(io.cur1, ns, now);
+  io.have = 0;
+}
+
+/* The hot path: a call from T0 to T1 extends the open phase, or closes it
+ * and opens the next. */
+static void phase_add(uint64_t t0, uint64_t t1)
+{
+  if (io.have && t0 <= io.cur1 + io.gap_t && t1 + io.gap_t >= io.cur0) {
+    io.cur0 = t0 < io.cur0 ? t0 : io.cur0;
+    io.cur1 = t1 > io.cur1 ? t1 : io.cur1;
+    return;
+  }
+  if (io.have)
+    phase_close();
+  io.cur0 = t0;
+  io.cur1 = t1;
+  io.have = 1;
+}
+
+/* --- the calls --- */
+
+static void count(struct io_counts *c, int kind, uint64_t bytes,
+                  uint64_t dt, int ok)
+{
+  switch (kind) {
+  case PMON_IO_READ:
+    c->reads++;
+    c->bytes_read += ok ? bytes : 0;
+    break;
+  case PMON_IO_WRITE:
+    c->writes++;
+    c->bytes_written += ok ? bytes : 0;
+    break;
+  case PMON_IO_META:
+    c->meta++;
+    break;
+  default:
+    break;
+  }
+  c->errors += !ok;
+  c->ticks += dt;
+}
+
+static void account(int file, int kind, uint64_t bytes, uint64_t t0,
+                    uint64_t t1, int ok)
+{
+  uint64_t dt = t1 > t0 ? t1 - t0 : 0;
+
+  if (t1 < t0)
+    t1 = t0;
+  count(file >= 0 ? &io.files[file].c : &io.loose, kind, bytes, dt, ok);
+  phase_add(t0, t1);
+}
+
+void pmon__io_open(uintptr_t h, const char *name, uint64_t t0, uint64_t t1,
+                   int ok)
+{
+  int f;
+
+  if (!counting())
+    return;
+  lock();
+  f = name != NULL ? file_by_name(name) : -1;
+  account(f, PMON_IO_META, 0, t0, t1, ok);
+  if (ok && h != 0 && f >= 0)
+    handle_put(h, f);
+  unlock();
+}
+
+void pmon__io_call(uintptr_t h, int kind, uint64_t bytes, uint64_t t0,
+                   uint64_t t1, int ok)
+{
+  if (!counting())
+    return;
+  lock();
+  account(handle_file(h), kind, bytes, t0, t1, ok);
+  unlock();
+}
+
+void pmon__io_close(uintptr_t h, uint64_t t0, uint64_t t1, int ok)
+{
+  if (!counting())
+    return;
+  lock();
+  account(handle_file(h), PMON_IO_META, 0, t0, t1, ok);
+  if (ok)
+    handle_forget(h);
+  unlock();
+}
+
+/* --- at finalize --- */
+
+static json_t *counts_json(const struct io_counts *c)
+{
+  /* Stamps in ns with the scale over the whole job. */
+  uint64_t ns = (uint64_t)((double)c->ticks * io.scale);
+
+  return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "bytes_read",
+                   (json_int_t)c->bytes_read, "bytes_written",
+                   (json_int_t)c->bytes_written, "reads",
+                   (json_int_t)c->reads, "writes", (json_int_t)c->writes,
+                   "meta_ops", (json_int_t)c->meta, "errors",
+                   (json_int_t)c->errors, "time_ns",
+                   (json_int_t)ns);
+}
+
+/*
+ * This rank's I/O for its node leader, and the end of counting: null when
+ * the interposition library never started, else {counts..., gap_s,
+ * phases: [[start, end] ns after init], files: [{name, counts...}]}.
+ */
+json_t *pmon__io_json(void)
+{
+  uint64_t t0 = pmon__g.t_init_ns, t1, t2;
+  struct io_counts total;
+  json_t *o, *ph, *files;
+
+  if (!io.started)
+    return json_null();
+  lock();
+  atomic_store(&io.on, 0);
+  if (io.have)
+    phase_close(); /* there is room: see phase_close() */
+  else
+    anchor(&t1, &t2); /* the last scale */
+  total = io.loose;
+  for (int i = 0; i < io.nfiles; i++) {
+    const struct io_counts *c = &io.files[i].c;
+
+    total.bytes_read += c->bytes_read;
+    total.bytes_written += c->bytes_written;
+    total.reads += c->reads;
+    total.writes += c->writes;
+    total.meta += c->meta;
+    total.errors += c->errors;
+    total.ticks += c->ticks;
+  }
+  o = counts_json(&total);
+  ph = json_array();
+  files = json_array();
+  for (int i = 0; i < io.nph; i++)
+    json_array_append_new(
+      ph, json_pack("[I, I]",
+                    (json_int_t)(io.ph[i][0] > t0 ? io.ph[i][0] - t0 : 0),
+                    (json_int_t)(io.ph[i][1] > t0 ? io.ph[i][1] - t0 : 0)));
+  for (int i = 0; i < io.nfiles; i++) {
+    json_t *f = counts_json(&io.files[i].c);
+
+    json_object_set_new(f, "name", json_string(io.files[i].name));
+    json_array_append_new(files, f);
+  }
+  json_object_set_new(o, "gap_s", json_real((double)io.gap_ns * 1e-9));
+  json_object_set_new(o, "phases", ph);
+  json_object_set_new(o, "files", files);
+  unlock();
+  return o;
+}
+
+static json_int_t iget(json_t *o, const char *key)
+{
+  return json_integer_value(json_object_get(o, key));
+}
+
+static double rget(json_t *o, const char *key)
+{
+  return json_number_value(json_object_get(o, key));
+}
+
+static const char *const count_keys[] = {"bytes_read", "bytes_written",
+                                         "reads",      "writes",
+                                         "meta_ops",   "errors"};
+#define NCOUNT (sizeof count_keys / sizeof count_keys[0])
+
+/* O[k] += R[k] for the counters; O's "ops" follows. */
+static void add_counts(json_t *o, json_t *r)
+{
+  for (size_t k = 0; k < NCOUNT; k++)
+    json_object_set_new(o, count_keys[k],
+                        json_integer(iget(o, count_keys[k]) +
+                                     iget(r, count_keys[k])));
+  json_object_set_new(o, "ops",
+                      json_integer(iget(o, "reads") + iget(o, "writes") +
+                                   iget(o, "meta_ops")));
+}
+
+static json_t *zero_counts(void)
+{
+  json_t *o = json_object();
+
+  for (size_t k = 0; k < NCOUNT; k++)
+    json_object_set_new(o, count_keys[k], json_integer(0));
+  json_object_set_new(o, "ops", json_integer(0));
+  return o;
+}
+
+static int busiest(const void *a, const void *b)
+{
+  json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+  json_int_t bx = iget(x, "bytes_read") + iget(x, "bytes_written");
+  json_int_t by = iget(y, "bytes_read") + iget(y, "bytes_written");
+
+  if (bx != by)
+    return bx < by ? 1 : -1;
+  if (iget(x, "ops") != iget(y, "ops"))
+    return iget(x, "ops") < iget(y, "ops") ? 1 : -1;
+  return strcmp(json_string_value(json_object_get(x, "name")),
+                json_string_value(json_object_get(y, "name")));
+}
+
+/*
+ * Merge the file lists in LISTS (an array of arrays of file records with
+ * time_s and ranks, or of a rank's records with time_ns) by name: counts
+ * add up, times take the maximum, ranks add up.  Returns the busiest
+ * first, at most MAX of them, and the number left out in *OMITTED.
+ */
+static json_t *merge_files(json_t *lists, int max, json_int_t *omitted)
+{
+  json_t *byname = json_object(), *list, *out = json_array();
+  json_t **v;
+  size_t i, n;
+
+  json_array_foreach(lists, i, list) {
+    json_t *f;
+    size_t k;
+
+    json_array_foreach(list, k, f) {
+      const char *name = json_string_value(json_object_get(f, "name"));
+      json_t *o, *ns = json_object_get(f, "time_ns");
+      double t = ns != NULL ? (double)json_integer_value(ns) * 1e-9
+                            : rget(f, "time_s");
+      json_int_t ranks = ns != NULL ? 1 : iget(f, "ranks");
+
+      if (name == NULL)
+        continue;
+      if ((o = json_object_get(byname, name)) == NULL) {
+        o = zero_counts();
+        json_object_set_new(o, "name", json_string(name));
+        json_object_set_new(o, "time_s", json_real(0));
+        json_object_set_new(o, "ranks", json_integer(0));
+        json_object_set_new(byname, name, o);
+      }
+      add_counts(o, f);
+      if (t > rget(o, "time_s"))
+        json_object_set_new(o, "time_s", json_real(t));
+      json_object_set_new(o, "ranks", json_integer(iget(o, "ranks") + ranks));
+    }
+  }
+  n = json_object_size(byname);
+  v = malloc((n ? n : 1) * sizeof *v);
+  if (v != NULL) {
+    const char *key;
+    json_t *o;
+
+    i = 0;
+    json_object_foreach(byname, key, o)
+      v[i++] = o;
+    qsort(v, n, sizeof *v, busiest);
+    for (i = 0; i < n && (int)i < max; i++) {
+      json_t *o2 = json_pack("{s:O}", "name", json_object_get(v[i], "name"));
+
+      /* Keys in a fixed order. */
+      for (size_t k = 0; k < NCOUNT; k++)
+        if (strcmp(count_keys[k], "errors") != 0)
+          json_object_set(o2, count_keys[k],
+                          json_object_get(v[i], count_keys[k]));
+      json_object_set(o2, "ops", json_object_get(v[i], "ops"));
+      json_object_set(o2, "time_s", json_object_get(v[i], "time_s"));
+      json_object_set(o2, "ranks", json_object_get(v[i], "ranks"));
+      json_array_append_new(out, o2);
+    }
+  }
+  *omitted = (json_int_t)n - (json_int_t)json_array_size(out);
+  free(v);
+  json_decref(byname);
+  return out;
+}
+
+static json_t *num_or_null(double v)
+{
+  return isfinite(v) ? json_real(v) : json_null();
+}
+
+/*
+ * The node's I/O from its ranks' records (RANKS: [{rank, local, regions,
+ * io}]): null when no rank counted I/O.  Its "files" are moved to the job
+ * by pmon__io_job().
+ */
+json_t *pmon__io_node(json_t *ranks, json_t **files_out)
+{
+  struct pmon_state *g = &pmon__g;
+  json_t *o = NULL, *rk, *lists = json_array();
+  uint64_t(*ph)[2] = NULL;
+  size_t i, nph = 0, cap = 0;
+  double time_s = 0, gap_s = 0, energy = 0, ptime = 0;
+  int n;
+
+  *files_out = NULL;
+  json_array_foreach(ranks, i, rk) {
+    json_t *r = json_object_get(rk, "io"), *p;
+    size_t k;
+
+    if (!json_is_object(r))
+      continue;
+    if (o == NULL)
+      o = zero_counts();
+    add_counts(o, r);
+    if ((double)iget(r, "time_ns") * 1e-9 > time_s)
+      time_s = (double)iget(r, "time_ns") * 1e-9;
+    if (rget(r, "gap_s") > gap_s)
+      gap_s = rget(r, "gap_s");
+    json_array_append(lists, json_object_get(r, "files"));
+    json_array_foreach(json_object_get(r, "phases"), k, p) {
+      if (nph == cap) {
+        void *q = realloc(ph, (cap = cap ? 2 * cap : 256) * sizeof *ph);
+
+        if (q == NULL)
+          break;
+        ph = q;
+      }
+      ph[nph][0] = (uint64_t)json_integer_value(json_array_get(p, 0));
+      ph[nph++][1] = (uint64_t)json_integer_value(json_array_get(p, 1));
+    }
+  }
+  if (o == NULL) {
+    free(ph);
+    json_decref(lists);
+    return json_null();
+  }
+  /* The union of the ranks' phases, and the node total over it. */
+  n = merge_phases(ph, (int)nph, 0);
+  for (int k = 0; k < n; k++) {
+    ptime += (double)(ph[k][1] - ph[k][0]) * 1e-9;
+    energy += pmon__hist_energy(g->t_init_ns + ph[k][0],
+                                g->t_init_ns + ph[k][1]);
+  }
+  if (g->total_meter < 0 || g->nhist < 2)
+    energy = NAN;
+  free(ph);
+  json_object_set_new(o, "time_s", json_real(time_s));
+  json_object_set_new(o, "phases", json_integer(n));
+  json_object_set_new(o, "phase_time_s", json_real(ptime));
+  json_object_set_new(o, "energy_j", num_or_null(energy));
+  json_object_set_new(o, "power_w",
+                      num_or_null(ptime > 0 ? energy / ptime : NAN));
+  json_object_set_new(o, "gap_s", json_real(gap_s));
+  {
+    json_int_t omitted;
+    int keep = io.nlist > 0 ? 4 * io.nlist : 0;
+
+    *files_out = merge_files(lists, keep, &omitted);
+  }
+  json_decref(lists);
+  return o;
+}
+
+static double ratio(double a, double b)
+{
+  return b > 0 && isfinite(a) && isfinite(b) ? a / b : NAN;
+}
+
+/* The job's I/O from the nodes' records; their "io_files" are moved in. */
+json_t *pmon__io_job(json_t *nodes)
+{
+  json_t *o = NULL, *node, *lists = json_array();
+  double time_s = 0, ptime = 0, energy = 0, power = 0, gap_s = 0, mb;
+  json_int_t phases = 0, omitted, no_energy = 0;
+  int measured = 0, est = 0;
+  size_t i;
+
+  json_array_foreach(nodes, i, node) {
+    json_t *r = json_object_get(node, "io");
+
+    if (json_object_get(node, "io_files") != NULL)
+      json_array_append(lists, json_object_get(node, "io_files"));
+    json_object_del(node, "io_files");
+    if (!json_is_object(r))
+      continue;
+    if (o == NULL)
+      o = zero_counts();
+    add_counts(o, r);
+    time_s = rget(r, "time_s") > time_s ? rget(r, "time_s") : time_s;
+    ptime = rget(r, "phase_time_s") > ptime ? rget(r, "phase_time_s") : ptime;
+    gap_s = rget(r, "gap_s") > gap_s ? rget(r, "gap_s") : gap_s;
+    phases += iget(r, "phases");
+    if (json_is_number(json_object_get(r, "energy_j"))) {
+      measured = 1;
+      energy += rget(r, "energy_j");
+      if (json_is_number(json_object_get(r, "power_w")))
+        power += rget(r, "power_w");
+      est |= json_is_true(json_object_get(node, "estimated"));
+    } else {
+      no_energy++;
+    }
+  }
+  if (o == NULL) {
+    json_decref(lists);
+    return json_null();
+  }
+  if (!measured)
+    energy = power = NAN;
+  mb = (double)(iget(o, "bytes_read") + iget(o, "bytes_written")) / 1e6;
+  /* Keys in the documented order. */
+  {
+    json_t *doc = json_pack("{s:f}", "gap_s", gap_s);
+    static const char *const order[] = {"bytes_read", "bytes_written",
+                                        "reads",      "writes",
+                                        "meta_ops",   "ops",
+                                        "errors"};
+
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
+      json_object_set(doc, order[k], json_object_get(o, order[k]));
+    json_decref(o);
+    o = doc;
+  }
+  json_object_set_new(o, "time_s", json_real(time_s));
+  json_object_set_new(o, "phases", json_integer(phases));
+  json_object_set_new(o, "phase_time_s", json_real(ptime));
+  json_object_set_new(o, "energy_j", num_or_null(energy));
+  json_object_set_new(o, "power_w", num_or_null(power));
+  json_object_set_new(o, "mb_per_s", num_or_null(ratio(mb, time_s)));
+  json_object_set_new(o, "mb_per_j", num_or_null(ratio(mb, energy)));
+  json_object_set_new(o, "mb_per_s_per_w",
+                      num_or_null(ratio(ratio(mb, time_s), power)));
+  json_object_set_new(o, "j_per_byte",
+                      num_or_null(ratio(energy, mb * 1e6)));
+  json_object_set_new(o, "estimated", json_boolean(est));
+  json_object_set_new(o, "nodes_without_energy", json_integer(no_energy));
+  json_object_set_new(o, "files", merge_files(lists, io.nlist, &omitted));
+  json_object_set_new(o, "files_omitted", json_integer(omitted));
+  json_decref(lists);
+  return o;
+}
+
+void pmon__io_free(void)
+{
+  lock();
+  atomic_store(&io.on, 0);
+  for (int i = 0; i < io.nfiles; i++)
+    free(io.files[i].name);
+  free(io.files);
+  free(io.byname);
+  free(io.slot);
+  free(io.ph);
+  io.files = NULL;
+  io.byname = NULL;
+  io.slot = NULL;
+  io.ph = NULL;
+  io.nfiles = io.cap = io.nph = io.have = 0;
+  io.nslot = io.used = 0;
+  io.other = -1;
+  memset(&io.loose, 0, sizeof io.loose);
+  io.last_f = -1;
+  unlock();
+}

@@ -1,0 +1,245 @@
+/*
+ * file.c - the MPI_File_* wrappers of libpmon-mpiio.so.
+ *
+ * Every MPI-IO call that opens, closes, deletes, syncs, resizes, reads or
+ * writes is wrapped: blocking and non-blocking, collective, split
+ * collective, explicit offset, individual and shared file pointers, and the
+ * MPI-4 large-count "_c" forms where mpi.h has them.  A wrapper
+ *
+ *   - answers to the MPI_ and the PMPI_ name (Open MPI's Fortran bindings
+ *     call only PMPI_ symbols) and reaches the real function through
+ *     dlsym(RTLD_NEXT, "PMPI_...");
+ *   - returns what the real call returned, and passes its arguments on
+ *     untouched: statuses and requests are the program's;
+ *   - on the hot path takes two time stamps and hands them, with the bytes
+ *     (count x type size, only when the call succeeded), to lib/io.c: no
+ *     meter is read and nothing is allocated;
+ *   - counts a call made from inside another wrapped call (an MPI library
+ *     or an I/O library built on its own MPI_File calls) only once: the
+ *     outer one.
+ *
+ * A non-blocking call counts its bytes when it is posted, a split
+ * collective at its _begin; the time of the wait is not I/O time here.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#include "preload.h"
+#include "mpiio.h"
+
+/* Calls of this thread now inside a wrapper; a nested one is not counted.
+ * The library is preloaded or linked, so the static TLS model holds. */
+static _Thread_local int depth __attribute__((tls_model("initial-exec")));
+
+/* The clock, or PMON_IO_OFF when calls are not counted. */
+static inline int clk(void)
+{
+  return __atomic_load_n(&pmon__mpiio_clock, __ATOMIC_RELAXED);
+}
+
+static inline uintptr_t key(MPI_File fh)
+{
+  uintptr_t k = 0;
+
+  _Static_assert(sizeof fh <= sizeof k, "MPI_File wider than a pointer");
+  memcpy(&k, &fh, sizeof fh);
+  return k;
+}
+
+/* COUNT elements of DT in bytes, saturated; called only after the real
+ * call succeeded, when DT is known to be valid. */
+static uint64_t nbytes(MPI_Count count, MPI_Datatype dt)
+{
+  MPI_Count size = 0;
+  uint64_t b;
+
+  if (count <= 0 || PMPI_Type_size_x(dt, &size) != MPI_SUCCESS || size <= 0)
+    return 0;
+  if (__builtin_mul_overflow((uint64_t)count, (uint64_t)size, &b))
+    return UINT64_MAX;
+  return b;
+}
+
+/* The real function NAME of type T, looked up once. */
+#define REAL(T, NAME)                                                      \
+  static T *real_;                                                         \
+  T *f = __atomic_load_n(&real_, __ATOMIC_RELAXED);                        \
+  if (f == NULL) {                                                         \
+    if ((f = (T *)pmon__mpiio_real("P" #NAME)) == NULL)                    \
+      return MPI_ERR_OTHER;                                                \
+    __atomic_store_n(&real_, f, __ATOMIC_RELAXED);                         \
+  }
+
+/* A call that moves COUNT elements of DT (KIND READ or WRITE), or none
+ * (KIND END: the _end of a split collective; or META). */
+#define WRAP(NAME, KIND, PARAMS, ARGS, COUNT, DT)                          \
+  typedef int real_##NAME PARAMS;                                          \
+  int NAME PARAMS                                                          \
+  {                                                                        \
+    uint64_t t0, t1;                                                       \
+    int rc, c = clk();                                                     \
+    REAL(real_##NAME, NAME)                                                \
+    if (depth > 0 || c == PMON_IO_OFF)                                     \
+      return f ARGS;                                                       \
+    depth++;                                                               \
+    t0 = pmon__io_stamp(c);                                                \
+    rc = f ARGS;                                                           \
+    t1 = pmon__io_stamp(c);                                                \
+    pmon__io_call(key(fh), KIND,                                           \
+                  rc == MPI_SUCCESS ? nbytes(COUNT, DT) : 0, t0, t1,       \
+                  rc == MPI_SUCCESS);                                      \
+    depth--;                                                               \
+    return rc;                                                             \
+  }                                                                        \
+  int P##NAME PARAMS __attribute__((alias(#NAME)));
+
+/* The shapes of the data calls.  B is the buffer's type, N the count's. */
+#define RW(B, N) (MPI_File fh, B buf, N count, MPI_Datatype dt, MPI_Status *st)
+#define RW_A (fh, buf, count, dt, st)
+#define RWAT(B, N)                                                         \
+  (MPI_File fh, MPI_Offset off, B buf, N count, MPI_Datatype dt,           \
+   MPI_Status *st)
+#define RWAT_A (fh, off, buf, count, dt, st)
+#define I(B, N) (MPI_File fh, B buf, N count, MPI_Datatype dt, MPI_Request *rq)
+#define I_A (fh, buf, count, dt, rq)
+#define IAT(B, N)                                                          \
+  (MPI_File fh, MPI_Offset off, B buf, N count, MPI_Datatype dt,           \
+   MPI_Request *rq)
+#define IAT_A (fh, off, buf, count, dt, rq)
+#define BEGIN(B, N) (MPI_File fh, B buf, N count, MPI_Datatype dt)
+#define BEGIN_A (fh, buf, count, dt)
+#define BEGINAT(B, N)                                                      \
+  (MPI_File fh, MPI_Offset off, B buf, N count, MPI_Datatype dt)
+#define BEGINAT_A (fh, off, buf, count, dt)
+#define END(B) (MPI_File fh, B buf, MPI_Status *st)
+#define END_A (fh, buf, st)
+
+#define R PMON_IO_READ
+#define W PMON_IO_WRITE
+#define RB void *
+#define WB const void *
+
+/* Each read and write family, in COUNT type N; NAMES get SUFFIX (_c). */
+#define FAMILIES(N, S)                                                     \
+  WRAP(MPI_File_read##S, R, RW(RB, N), RW_A, count, dt)                    \
+  WRAP(MPI_File_write##S, W, RW(WB, N), RW_A, count, dt)                   \
+  WRAP(MPI_File_read_all##S, R, RW(RB, N), RW_A, count, dt)                \
+  WRAP(MPI_File_write_all##S, W, RW(WB, N), RW_A, count, dt)               \
+  WRAP(MPI_File_read_shared##S, R, RW(RB, N), RW_A, count, dt)             \
+  WRAP(MPI_File_write_shared##S, W, RW(WB, N), RW_A, count, dt)            \
+  WRAP(MPI_File_read_ordered##S, R, RW(RB, N), RW_A, count, dt)            \
+  WRAP(MPI_File_write_ordered##S, W, RW(WB, N), RW_A, count, dt)           \
+  WRAP(MPI_File_read_at##S, R, RWAT(RB, N), RWAT_A, count, dt)             \
+  WRAP(MPI_File_write_at##S, W, RWAT(WB, N), RWAT_A, count, dt)            \
+  WRAP(MPI_File_read_at_all##S, R, RWAT(RB, N), RWAT_A, count, dt)         \
+  WRAP(MPI_File_write_at_all##S, W, RWAT(WB, N), RWAT_A, count, dt)        \
+  WRAP(MPI_File_iread##S, R, I(RB, N), I_A, count, dt)                     \
+  WRAP(MPI_File_iwrite##S, W, I(WB, N), I_A, count, dt)                    \
+  WRAP(MPI_File_iread_all##S, R, I(RB, N), I_A, count, dt)                 \
+  WRAP(MPI_File_iwrite_all##S, W, I(WB, N), I_A, count, dt)                \
+  WRAP(MPI_File_iread_shared##S, R, I(RB, N), I_A, count, dt)              \
+  WRAP(MPI_File_iwrite_shared##S, W, I(WB, N), I_A, count, dt)             \
+  WRAP(MPI_File_iread_at##S, R, IAT(RB, N), IAT_A, count, dt)              \
+  WRAP(MPI_File_iwrite_at##S, W, IAT(WB, N), IAT_A, count, dt)             \
+  WRAP(MPI_File_iread_at_all##S, R, IAT(RB, N), IAT_A, count, dt)          \
+  WRAP(MPI_File_iwrite_at_all##S, W, IAT(WB, N), IAT_A, count, dt)         \
+  WRAP(MPI_File_read_all_begin##S, R, BEGIN(RB, N), BEGIN_A, count, dt)    \
+  WRAP(MPI_File_write_all_begin##S, W, BEGIN(WB, N), BEGIN_A, count, dt)   \
+  WRAP(MPI_File_read_ordered_begin##S, R, BEGIN(RB, N), BEGIN_A, count,    \
+       dt)                                                                 \
+  WRAP(MPI_File_write_ordered_begin##S, W, BEGIN(WB, N), BEGIN_A, count,   \
+       dt)                                                                 \
+  WRAP(MPI_File_read_at_all_begin##S, R, BEGINAT(RB, N), BEGINAT_A, count, \
+       dt)                                                                 \
+  WRAP(MPI_File_write_at_all_begin##S, W, BEGINAT(WB, N), BEGINAT_A,       \
+       count, dt)
+
+FAMILIES(int, )
+#ifdef HAVE_MPI_FILE_READ_C
+FAMILIES(MPI_Count, _c)
+#endif
+
+/* The _end halves: time only, the bytes were counted at _begin. */
+WRAP(MPI_File_read_all_end, PMON_IO_END, END(RB), END_A, 0, MPI_BYTE)
+WRAP(MPI_File_write_all_end, PMON_IO_END, END(WB), END_A, 0, MPI_BYTE)
+WRAP(MPI_File_read_ordered_end, PMON_IO_END, END(RB), END_A, 0, MPI_BYTE)
+WRAP(MPI_File_write_ordered_end, PMON_IO_END, END(WB), END_A, 0, MPI_BYTE)
+WRAP(MPI_File_read_at_all_end, PMON_IO_END, END(RB), END_A, 0, MPI_BYTE)
+WRAP(MPI_File_write_at_all_end, PMON_IO_END, END(WB), END_A, 0, MPI_BYTE)
+
+/* Sync and resize: meta calls on an open file. */
+WRAP(MPI_File_sync, PMON_IO_META, (MPI_File fh), (fh), 0, MPI_BYTE)
+WRAP(MPI_File_set_size, PMON_IO_META, (MPI_File fh, MPI_Offset size),
+     (fh, size), 0, MPI_BYTE)
+WRAP(MPI_File_preallocate, PMON_IO_META, (MPI_File fh, MPI_Offset size),
+     (fh, size), 0, MPI_BYTE)
+
+typedef int real_open(MPI_Comm, const char *, int, MPI_Info, MPI_File *);
+typedef int real_close(MPI_File *);
+typedef int real_delete(const char *, MPI_Info);
+
+int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info,
+                  MPI_File *fh)
+{
+  uint64_t t0, t1;
+  int rc, c = clk();
+  REAL(real_open, MPI_File_open)
+
+  if (depth > 0 || c == PMON_IO_OFF)
+    return f(comm, name, amode, info, fh);
+  depth++;
+  t0 = pmon__io_stamp(c);
+  rc = f(comm, name, amode, info, fh);
+  t1 = pmon__io_stamp(c);
+  pmon__io_open(rc == MPI_SUCCESS ? key(*fh) : 0, name, t0, t1,
+                rc == MPI_SUCCESS);
+  depth--;
+  return rc;
+}
+
+int MPI_File_close(MPI_File *fh)
+{
+  uint64_t t0, t1;
+  uintptr_t h;
+  int rc, c = clk();
+  REAL(real_close, MPI_File_close)
+
+  if (depth > 0 || c == PMON_IO_OFF || fh == NULL)
+    return f(fh);
+  depth++;
+  h = key(*fh); /* the call sets *fh to MPI_FILE_NULL */
+  t0 = pmon__io_stamp(c);
+  rc = f(fh);
+  t1 = pmon__io_stamp(c);
+  pmon__io_close(h, t0, t1, rc == MPI_SUCCESS);
+  depth--;
+  return rc;
+}
+
+int MPI_File_delete(const char *name, MPI_Info info)
+{
+  uint64_t t0, t1;
+  int rc, c = clk();
+  REAL(real_delete, MPI_File_delete)
+
+  if (depth > 0 || c == PMON_IO_OFF)
+    return f(name, info);
+  depth++;
+  t0 = pmon__io_stamp(c);
+  rc = f(name, info);
+  t1 = pmon__io_stamp(c);
+  pmon__io_open(0, name, t0, t1, rc == MPI_SUCCESS);
+  depth--;
+  return rc;
+}
+
+int PMPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info,
+                   MPI_File *fh) __attribute__((alias("MPI_File_open")));
+int PMPI_File_close(MPI_File *fh) __attribute__((alias("MPI_File_close")));
+int PMPI_File_delete(const char *name, MPI_Info info)
+  __attribute__((alias("MPI_File_delete")));
