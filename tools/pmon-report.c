@@ -38,7 +38,7 @@
 
 /* Room for one formatted table cell, and the most columns of a table. */
 #define CELL_MAX 64
-#define MAX_COLS 8
+#define MAX_COLS 24
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -52,11 +52,13 @@ enum output { OUT_TEXT, OUT_CSV, OUT_JSON };
 
 /* Sections of the text and CSV output, as bits of options.sections: bit i
  * is section_names[i]. */
-enum { SEC_SUMMARY = 1, SEC_NODES = 2, SEC_REGIONS = 4, SEC_EVENTS = 8 };
-#define SEC_ALL (SEC_SUMMARY | SEC_NODES | SEC_REGIONS | SEC_EVENTS)
+enum {
+  SEC_SUMMARY = 1, SEC_NODES = 2, SEC_REGIONS = 4, SEC_EVENTS = 8, SEC_IO = 16
+};
+#define SEC_ALL (SEC_SUMMARY | SEC_NODES | SEC_REGIONS | SEC_EVENTS | SEC_IO)
 
 static const char *const section_names[] = {"summary", "nodes", "regions",
-                                            "events"};
+                                            "events", "io"};
 
 /* The command line, once parsed: the program's only settings. */
 struct options {
@@ -94,11 +96,18 @@ struct event {
   const char *meter, *type, *detail;
 };
 
+/* The MPI-IO figures of one node (its "io" key); all NAN when it has none. */
+struct nodeio {
+  double bytes_read, bytes_written, reads, writes, meta_ops, ops, errors;
+  double time_s, phases, phase_time_s, energy_j, power_w, gap_s;
+};
+
 struct node {
   const char *name, *total_from;
   double ranks, energy_j, wall_s, power_w;
   int estimated;
   double nevents;
+  struct nodeio io;
 };
 
 struct region {
@@ -106,6 +115,24 @@ struct region {
   double count, time_s, energy_j, power_w, unclosed;
   double share;  /* Percent of the job's energy, NAN when unknown. */
   size_t index;  /* Position in the file, to keep sorting stable. */
+};
+
+/* One element of io.files: the calls on one file over the whole job. */
+struct iofile {
+  const char *name;
+  double bytes_read, bytes_written, reads, writes, meta_ops, ops, time_s;
+  double ranks;
+};
+
+/* The job's MPI-IO figures (the top-level "io" key). */
+struct io {
+  double gap_s, bytes_read, bytes_written, reads, writes, meta_ops, ops;
+  double errors, time_s, phases, phase_time_s, energy_j, power_w;
+  double mb_per_s, mb_per_j, mb_per_s_per_w, j_per_byte;
+  int estimated;
+  double nodes_without_energy, files_omitted;
+  struct iofile *files;
+  size_t nfiles;
 };
 
 struct nodestat {
@@ -127,6 +154,8 @@ struct report {
   struct region *regions;
   size_t nmeters, nchannels, nnodes, nevents, nregions;
   struct nodestat stats[2]; /* Node energy, node power. */
+  int has_io;               /* Whether the job or a node has an io key. */
+  struct io io;             /* All NAN when the job has no io key. */
 };
 
 /* Where a check failed: "<what>: <why>", filled by the failing check. */
@@ -261,6 +290,43 @@ static const struct field region_fields[] = {
   FIELD(struct region, power_w, K_NUM), FIELD(struct region, unclosed, K_COUNT),
 };
 
+static const struct field io_fields[] = {
+  FIELD(struct io, gap_s, K_NUM),       FIELD(struct io, bytes_read, K_COUNT),
+  FIELD(struct io, bytes_written, K_COUNT),
+  FIELD(struct io, reads, K_COUNT),     FIELD(struct io, writes, K_COUNT),
+  FIELD(struct io, meta_ops, K_COUNT),  FIELD(struct io, ops, K_COUNT),
+  FIELD(struct io, errors, K_COUNT),    FIELD(struct io, time_s, K_NUM),
+  FIELD(struct io, phases, K_COUNT),    FIELD(struct io, phase_time_s, K_NUM),
+  FIELD(struct io, energy_j, K_NUM),    FIELD(struct io, power_w, K_NUM),
+  FIELD(struct io, mb_per_s, K_NUM),    FIELD(struct io, mb_per_j, K_NUM),
+  FIELD(struct io, mb_per_s_per_w, K_NUM),
+  FIELD(struct io, j_per_byte, K_NUM),  FIELD(struct io, estimated, K_BOOL),
+  FIELD(struct io, nodes_without_energy, K_COUNT),
+  FIELD(struct io, files_omitted, K_COUNT),
+};
+
+static const struct field iofile_fields[] = {
+  FIELD(struct iofile, name, K_STR),
+  FIELD(struct iofile, bytes_read, K_COUNT),
+  FIELD(struct iofile, bytes_written, K_COUNT),
+  FIELD(struct iofile, reads, K_COUNT), FIELD(struct iofile, writes, K_COUNT),
+  FIELD(struct iofile, meta_ops, K_COUNT),
+  FIELD(struct iofile, ops, K_COUNT),   FIELD(struct iofile, time_s, K_NUM),
+  FIELD(struct iofile, ranks, K_COUNT),
+};
+
+static const struct field nodeio_fields[] = {
+  FIELD(struct nodeio, bytes_read, K_COUNT),
+  FIELD(struct nodeio, bytes_written, K_COUNT),
+  FIELD(struct nodeio, reads, K_COUNT), FIELD(struct nodeio, writes, K_COUNT),
+  FIELD(struct nodeio, meta_ops, K_COUNT),
+  FIELD(struct nodeio, ops, K_COUNT),   FIELD(struct nodeio, errors, K_COUNT),
+  FIELD(struct nodeio, time_s, K_NUM),  FIELD(struct nodeio, phases, K_COUNT),
+  FIELD(struct nodeio, phase_time_s, K_NUM),
+  FIELD(struct nodeio, energy_j, K_NUM),
+  FIELD(struct nodeio, power_w, K_NUM), FIELD(struct nodeio, gap_s, K_NUM),
+};
+
 static const struct field stat_fields[] = {
   FIELD(struct nodestat, min, K_NUM),   FIELD(struct nodestat, max, K_NUM),
   FIELD(struct nodestat, mean, K_NUM),  FIELD(struct nodestat, stddev, K_NUM),
@@ -358,6 +424,35 @@ static int check_format(struct reader *rd, json_t *root, long long *version) {
   return 0;
 }
 
+/* Checks the MPI-IO figures, the top-level "io" key and the "io" key of each
+ * node, and fills r->io and the io of r->nodes.  Either may be absent or
+ * null (an older report, or a job without interception): its figures are
+ * then NAN, and r->has_io stays 0 when all of them are. */
+static int load_io(struct reader *rd, struct report *r, json_t *nodes) {
+  json_t *io, *files, *nio;
+  char where[48], path[48];
+
+  if (get_child(rd, r->root, "", "io", JSON_OBJECT, &io) ||
+      LOAD_FIELDS(rd, io, "io", io_fields, &r->io) ||
+      get_child(rd, io, "io", "files", JSON_ARRAY, &files))
+    return -1;
+  r->has_io = io != NULL;
+  r->io.nfiles = json_array_size(files);
+  r->io.files = xcalloc(r->io.nfiles, sizeof *r->io.files);
+  if (LOAD_LIST(rd, files, "io.files", iofile_fields, r->io.files))
+    return -1;
+  for (size_t i = 0; i < r->nnodes; i++) {
+    snprintf(where, sizeof where, "nodes[%zu]", i);
+    snprintf(path, sizeof path, "nodes[%zu].io", i);
+    if (get_child(rd, json_array_get(nodes, i), where, "io", JSON_OBJECT,
+                  &nio) ||
+        LOAD_FIELDS(rd, nio, path, nodeio_fields, &r->nodes[i].io))
+      return -1;
+    r->has_io |= nio != NULL;
+  }
+  return 0;
+}
+
 /* Checks the document of r->root and fills the rest of r from it. */
 static int load_report(struct reader *rd, struct report *r) {
   static const char *const stat_keys[2] = {"node_energy_j", "node_power_w"};
@@ -424,7 +519,7 @@ static int load_report(struct reader *rd, struct report *r) {
         LOAD_FIELDS(rd, s, where, stat_fields, &r->stats[i]))
       return -1;
   }
-  return 0;
+  return load_io(rd, r, nodes);
 }
 
 static void report_free(struct report *r) {
@@ -434,6 +529,7 @@ static void report_free(struct report *r) {
   free(r->nodes);
   free(r->events);
   free(r->regions);
+  free(r->io.files);
   memset(r, 0, sizeof *r);
 }
 
@@ -472,12 +568,13 @@ static int report_open(const char *path, const char *name, struct report *r) {
 /* ---- Tables, as text or CSV ------------------------------------------- */
 
 /* A column shows one member of a row struct: a string (C_STR), a figure
- * (C_NUM) rounded to prec decimals in text and given in full in CSV, or a
- * percentage (C_PCT). */
-enum cell { C_STR, C_NUM, C_PCT };
+ * (C_NUM) rounded to prec decimals in text and given in full in CSV, a
+ * percentage (C_PCT), a number of bytes (C_MB) given in MB (10^6 bytes) in
+ * text and in bytes in CSV, or an int boolean (C_BOOL, -1 when absent). */
+enum cell { C_STR, C_NUM, C_PCT, C_MB, C_BOOL };
 
 struct column {
-  const char *text, *csv; /* Headings. */
+  const char *text, *csv; /* Headings; NULL leaves it out of that format. */
   enum cell cell;
   int prec;
   size_t off;
@@ -513,6 +610,62 @@ static const struct column event_cols[] = {
   COL("detail", "detail", struct event, detail, C_STR, 0),
 };
 
+/* The I/O of each node; the call counts and the gap only in CSV. */
+static const struct column nodeio_cols[] = {
+  COL("node", "node", struct node, name, C_STR, 0),
+  COL("read_mb", "bytes_read", struct node, io.bytes_read, C_MB, 3),
+  COL("written_mb", "bytes_written", struct node, io.bytes_written, C_MB, 3),
+  COL(NULL, "reads", struct node, io.reads, C_NUM, 0),
+  COL(NULL, "writes", struct node, io.writes, C_NUM, 0),
+  COL(NULL, "meta_ops", struct node, io.meta_ops, C_NUM, 0),
+  COL("ops", "ops", struct node, io.ops, C_NUM, 0),
+  COL("errors", "errors", struct node, io.errors, C_NUM, 0),
+  COL("time_s", "time_s", struct node, io.time_s, C_NUM, 3),
+  COL("phases", "phases", struct node, io.phases, C_NUM, 0),
+  COL("phase_s", "phase_time_s", struct node, io.phase_time_s, C_NUM, 3),
+  COL("energy_j", "energy_j", struct node, io.energy_j, C_NUM, 1),
+  COL("power_w", "power_w", struct node, io.power_w, C_NUM, 1),
+  COL(NULL, "gap_s", struct node, io.gap_s, C_NUM, 3),
+};
+
+/* The job's I/O as one CSV row; the text prints it as lines instead. */
+static const struct column io_cols[] = {
+  COL(NULL, "gap_s", struct io, gap_s, C_NUM, 0),
+  COL(NULL, "bytes_read", struct io, bytes_read, C_NUM, 0),
+  COL(NULL, "bytes_written", struct io, bytes_written, C_NUM, 0),
+  COL(NULL, "reads", struct io, reads, C_NUM, 0),
+  COL(NULL, "writes", struct io, writes, C_NUM, 0),
+  COL(NULL, "meta_ops", struct io, meta_ops, C_NUM, 0),
+  COL(NULL, "ops", struct io, ops, C_NUM, 0),
+  COL(NULL, "errors", struct io, errors, C_NUM, 0),
+  COL(NULL, "time_s", struct io, time_s, C_NUM, 0),
+  COL(NULL, "phases", struct io, phases, C_NUM, 0),
+  COL(NULL, "phase_time_s", struct io, phase_time_s, C_NUM, 0),
+  COL(NULL, "energy_j", struct io, energy_j, C_NUM, 0),
+  COL(NULL, "power_w", struct io, power_w, C_NUM, 0),
+  COL(NULL, "mb_per_s", struct io, mb_per_s, C_NUM, 0),
+  COL(NULL, "mb_per_j", struct io, mb_per_j, C_NUM, 0),
+  COL(NULL, "mb_per_s_per_w", struct io, mb_per_s_per_w, C_NUM, 0),
+  COL(NULL, "j_per_byte", struct io, j_per_byte, C_NUM, 0),
+  COL(NULL, "estimated", struct io, estimated, C_BOOL, 0),
+  COL(NULL, "nodes_without_energy", struct io, nodes_without_energy, C_NUM,
+      0),
+  COL(NULL, "files_omitted", struct io, files_omitted, C_NUM, 0),
+};
+
+/* The files of the job's I/O; the call counts only in CSV. */
+static const struct column iofile_cols[] = {
+  COL("file", "file", struct iofile, name, C_STR, 0),
+  COL("read_mb", "bytes_read", struct iofile, bytes_read, C_MB, 3),
+  COL("written_mb", "bytes_written", struct iofile, bytes_written, C_MB, 3),
+  COL(NULL, "reads", struct iofile, reads, C_NUM, 0),
+  COL(NULL, "writes", struct iofile, writes, C_NUM, 0),
+  COL(NULL, "meta_ops", struct iofile, meta_ops, C_NUM, 0),
+  COL("ops", "ops", struct iofile, ops, C_NUM, 0),
+  COL("time_s", "time_s", struct iofile, time_s, C_NUM, 3),
+  COL("ranks", "ranks", struct iofile, ranks, C_NUM, 0),
+};
+
 static const struct column stat_cols[] = {
   COL("per node", "stat", struct nodestat, label, C_STR, 0),
   COL("min", "min", struct nodestat, min, C_NUM, 1),
@@ -530,6 +683,10 @@ static const char *cell_text(const struct column *c, const void *row, int csv,
 
   if (c->cell == C_STR)
     return *(const char *const *)(const void *)p;
+  if (c->cell == C_BOOL) {
+    int b = *(const int *)(const void *)p;
+    return b < 0 ? NULL : b ? "true" : "false";
+  }
   v = *(const double *)(const void *)p;
   if (isnan(v))
     return NULL;
@@ -537,6 +694,8 @@ static const char *cell_text(const struct column *c, const void *row, int csv,
     snprintf(buf, CELL_MAX, csv ? "%.*f" : "%.*f%%", csv ? 2 : c->prec, v);
   else if (csv)
     snprintf(buf, CELL_MAX, "%.15g", v);
+  else if (c->cell == C_MB)
+    snprintf(buf, CELL_MAX, "%.*f", c->prec, v / 1e6);
   else
     snprintf(buf, CELL_MAX, "%.*f", c->prec, v);
   return buf;
@@ -577,19 +736,23 @@ static void csv_field(FILE *out, const char *s) {
 }
 
 /*
- * Prints nrows rows of size sz at rows, a heading row first.  As text
- * (csv_title NULL): columns two spaces apart, figures right-aligned, "-"
- * for a missing figure, no trailing blanks.  As CSV: a "# csv_title" line,
- * then the rows; an empty field is a missing figure.
+ * Prints nrows rows of size sz at rows, a heading row first, with the
+ * columns that have a heading in this format.  As text (csv_title NULL):
+ * columns two spaces apart, figures right-aligned, "-" for a missing
+ * figure, no trailing blanks.  As CSV: a "# csv_title" line, then the rows;
+ * an empty field is a missing figure.
  */
 static void print_table(FILE *out, const char *csv_title,
-                        const struct column *cols, size_t ncols,
+                        const struct column *all, size_t nall,
                         const void *rows, size_t sz, size_t nrows) {
-  size_t width[MAX_COLS] = {0};
+  struct column cols[MAX_COLS];
+  size_t width[MAX_COLS] = {0}, ncols = 0;
   char buf[CELL_MAX];
   int csv = csv_title != NULL;
 
-  ncols = ncols < MAX_COLS ? ncols : MAX_COLS;
+  for (size_t c = 0; c < nall && ncols < MAX_COLS; c++)
+    if ((csv ? all[c].csv : all[c].text) != NULL)
+      cols[ncols++] = all[c];
   for (size_t r = 0; r <= nrows && !csv; r++) {
     for (size_t c = 0; c < ncols; c++) {
       const char *s = table_cell(&cols[c], rows, sz, r, 0, buf);
@@ -636,9 +799,11 @@ static int by_energy(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* Prints v in unit and, when it is 1000 or more, again with the SI prefix
- * that leaves 1 to 999 before the point: "358247.0 J (358.2 kJ)". */
-static void print_scaled(FILE *out, double v, const char *unit) {
+/* Prints v in unit with decimals decimals and, when it is 1000 or more,
+ * again with the SI prefix that leaves 1 to 999 before the point:
+ * "358247.0 J (358.2 kJ)", "8388608 B (8.389 MB)". */
+static void print_scaled(FILE *out, double v, int decimals,
+                         const char *unit) {
   static const char prefixes[] = "kMGTPE";
   double mag = v < 0 ? -v : v, scaled = v;
   size_t p = 0; /* How many prefixes up: 1 is k. */
@@ -647,7 +812,7 @@ static void print_scaled(FILE *out, double v, const char *unit) {
     fputs("-", out);
     return;
   }
-  fprintf(out, "%.1f %s", v, unit);
+  fprintf(out, "%.*f %s", decimals, v, unit);
   while (mag >= 1000 && p < sizeof prefixes - 1) {
     mag /= 1000;
     scaled /= 1000;
@@ -684,6 +849,22 @@ static const char *count_text(char buf[CELL_MAX], double v) {
   snprintf(buf, CELL_MAX, "%.0f", v);
   return buf;
 }
+
+/* Formats the ratio v into buf with three significant digits, or with one
+ * decimal from 1000 up; NULL when it is NAN. */
+static const char *ratio_text(char buf[CELL_MAX], double v) {
+  if (isnan(v))
+    return NULL;
+  if (fabs(v) >= 1000)
+    snprintf(buf, CELL_MAX, "%.1f", v);
+  else
+    snprintf(buf, CELL_MAX, "%.3g", v);
+  return buf;
+}
+
+/* The text to print for the string s: "-" when it is NULL, a missing figure
+ * (count_text() and ratio_text() give NULL for one). */
+#define OR_DASH(s) ((s) ? (s) : "-")
 
 /* Prints the line that says the figures are estimates, naming the meters
  * that estimated them and, when only some nodes are estimated, how many. */
@@ -740,9 +921,9 @@ static void print_summary(FILE *out, const struct report *r) {
   fprintf(out, "%-12s", "wall time:");
   print_duration(out, r->job.wall_s);
   fprintf(out, "\n%-12s", "energy:");
-  print_scaled(out, r->energy_j, "J");
+  print_scaled(out, r->energy_j, 1, "J");
   fprintf(out, "\n%-12s", "power:");
-  print_scaled(out, r->power_w, "W");
+  print_scaled(out, r->power_w, 1, "W");
   fputs(isnan(r->power_w) ? "\n" : " average\n", out);
   if (r->estimated > 0)
     print_estimated(out, r);
@@ -751,6 +932,58 @@ static void print_summary(FILE *out, const struct report *r) {
   fprintf(out, "%-12sversion %lld, written by pmon %s\n\n", "format:",
           r->version, r->pmon_version ? r->pmon_version : "-");
   TEXT_TABLE(out, stat_cols, r->stats, 2);
+}
+
+/* Prints the job's I/O: its totals as "io ...:" lines, then the I/O of each
+ * node and the busiest files as tables, and how many files were left out.
+ * Bytes are given with SI prefixes (1 MB = 10^6 bytes). */
+static void print_io(FILE *out, const struct report *r) {
+  const struct io *io = &r->io;
+  char a[CELL_MAX], b[CELL_MAX], c[CELL_MAX], d[CELL_MAX], e[CELL_MAX];
+
+  fprintf(out, "%-12s", "io read:");
+  print_scaled(out, io->bytes_read, 0, "B");
+  fprintf(out, "\n%-12s", "io written:");
+  print_scaled(out, io->bytes_written, 0, "B");
+  fprintf(out, "\n%-12s%s (%s reads, %s writes, %s metadata), %s error%s\n",
+          "io ops:", OR_DASH(count_text(a, io->ops)),
+          OR_DASH(count_text(b, io->reads)), OR_DASH(count_text(c, io->writes)),
+          OR_DASH(count_text(d, io->meta_ops)),
+          OR_DASH(count_text(e, io->errors)), io->errors == 1 ? "" : "s");
+  fprintf(out, "%-12s", "io time:");
+  print_duration(out, io->time_s);
+  fputs(isnan(io->time_s) ? "\n" : " on the slowest rank\n", out);
+  fprintf(out, "%-12s%s, ", "io phases:", OR_DASH(count_text(a, io->phases)));
+  print_duration(out, io->phase_time_s);
+  fputs(isnan(io->phase_time_s) ? "" : " on the longest node", out);
+  if (!isnan(io->gap_s))
+    fprintf(out, " (gap %g s)", io->gap_s);
+  fprintf(out, "\n%-12s", "io energy:");
+  print_scaled(out, io->energy_j, 1, "J");
+  fputs(io->estimated > 0 && !isnan(io->energy_j) ? " ESTIMATED" : "", out);
+  if (io->nodes_without_energy > 0)
+    fprintf(out, ", %.0f node%s without a figure", io->nodes_without_energy,
+            io->nodes_without_energy == 1 ? "" : "s");
+  fprintf(out, "\n%-12s", "io power:");
+  print_scaled(out, io->power_w, 1, "W");
+  fputs(isnan(io->power_w) ? "\n" : " during the phases\n", out);
+  fprintf(out, "%-12s%s MB/s, %s MB/s/W\n", "io rate:",
+          OR_DASH(ratio_text(a, io->mb_per_s)),
+          OR_DASH(ratio_text(b, io->mb_per_s_per_w)));
+  fprintf(out, "%-12s%s MB/J, %s J/B\n", "io cost:",
+          OR_DASH(ratio_text(a, io->mb_per_j)),
+          OR_DASH(ratio_text(b, io->j_per_byte)));
+  if (r->nnodes > 0) {
+    putc('\n', out);
+    TEXT_TABLE(out, nodeio_cols, r->nodes, r->nnodes);
+  }
+  if (io->nfiles > 0) {
+    putc('\n', out);
+    TEXT_TABLE(out, iofile_cols, io->files, io->nfiles);
+  }
+  if (io->files_omitted > 0)
+    fprintf(out, "(%.0f more file%s)\n", io->files_omitted,
+            io->files_omitted == 1 ? "" : "s");
 }
 
 /* Prints the selected sections of r as text, a blank line between them.
@@ -789,11 +1022,17 @@ static void print_text(FILE *out, const struct report *r, unsigned sections) {
                 "time(s) and was closed there\n",
                 sorted[i].name ? sorted[i].name : "-", sorted[i].unclosed);
     free(sorted);
+    gap = "\n";
+  }
+  if ((sections & SEC_IO) && r->has_io) {
+    fputs(gap, out);
+    print_io(out, r);
   }
 }
 
-/* Prints the nodes, regions (in file order) and events blocks that
- * sections selects; the summary has no CSV form. */
+/* Prints the nodes, regions (in file order), events and, when the report
+ * has I/O figures, io, io_nodes and io_files blocks that sections selects;
+ * the summary has no CSV form. */
 static void print_csv(FILE *out, const struct report *r, unsigned sections) {
   if (sections & SEC_NODES)
     CSV_TABLE(out, "nodes", node_cols, r->nodes, r->nnodes);
@@ -801,6 +1040,11 @@ static void print_csv(FILE *out, const struct report *r, unsigned sections) {
     CSV_TABLE(out, "regions", region_cols, r->regions, r->nregions);
   if (sections & SEC_EVENTS)
     CSV_TABLE(out, "events", event_cols, r->events, r->nevents);
+  if ((sections & SEC_IO) && r->has_io) {
+    CSV_TABLE(out, "io", io_cols, &r->io, 1);
+    CSV_TABLE(out, "io_nodes", nodeio_cols, r->nodes, r->nnodes);
+    CSV_TABLE(out, "io_files", iofile_cols, r->io.files, r->io.nfiles);
+  }
 }
 
 /* ---- JSON output ------------------------------------------------------- */
@@ -860,11 +1104,12 @@ static void usage(FILE *out) {
         "Print the energy reports FILE... that pmon jobs wrote, as text\n"
         "tables, CSV or JSON.  A FILE of - is standard input.\n"
         "\n"
-        "  -c, --csv            print CSV tables: nodes, regions, events\n"
+        "  -c, --csv            print CSV tables: nodes, regions, events,\n"
+        "                       io, io_nodes, io_files\n"
         "  -j, --json           print each report as indented JSON\n"
         "  -s, --section=LIST   print only the sections in LIST, a comma-\n"
         "                       separated list of summary, nodes, regions,\n"
-        "                       events (default: all)\n"
+        "                       events, io (default: all)\n"
         "  -h, --help           print this help and exit\n"
         "  -V, --version        print the version and exit\n"
         "\n"
@@ -898,7 +1143,7 @@ static int parse_sections(const char *list, unsigned *out) {
       i++;
     if (i == COUNT_OF(section_names))
       return usage_error("--section: unknown section '%.*s' (choose from "
-                         "summary, nodes, regions, events)", (int)len, p);
+                         "summary, nodes, regions, events, io)", (int)len, p);
     *out |= 1u << i;
     if (p[len] == '\0')
       return 0;
