@@ -61,28 +61,30 @@ struct io_slot {
 };
 
 static struct {
-  _Atomic int on;     /* counting */
+  /* What a call touches, together at the start (one cache line). */
+  _Atomic int on;         /* counting */
+  int multiple;           /* MPI_THREAD_MULTIPLE: take the lock */
+  uintptr_t last_h;       /* the handle looked up last, */
+  int last_f;             /* its file, or -1 */
+  int have;               /* the open phase, in stamps: */
+  uint64_t cur0, cur1;
+  uint64_t gap_t;         /* the gap in stamps */
+  struct io_file *files;
+
   int started;        /* pmon__io_start() was called */
-  int multiple;       /* MPI_THREAD_MULTIPLE: take the lock */
   pthread_mutex_t lock;
   int clock;          /* PMON_IO_NS or PMON_IO_TSC */
   double scale;       /* nanoseconds per stamp */
   uint64_t tsc0, ns0; /* a stamp and the time it was taken */
   uint64_t gap_ns;    /* the gap now; it doubles when the budget fills */
-  uint64_t gap_t;     /* the same in stamps */
   int nlist;          /* files listed in the report */
   struct io_counts loose; /* calls on handles of no known file */
-  struct io_file *files;
   int nfiles, cap, other; /* other: index of IO_OTHER, or -1 */
   int *byname;            /* 2 * IO_NAMES slots: file index + 1, or 0 */
   struct io_slot *slot;
   unsigned nslot, used;   /* used counts tombstones too */
-  uintptr_t last_h;       /* the handle looked up last, */
-  int last_f;             /* its file, or -1 */
   uint64_t (*ph)[2];      /* closed phases in ns, IO_PHASES at most */
   int nph;
-  uint64_t cur0, cur1;    /* the open phase, in stamps */
-  int have;
 } io = {.lock = PTHREAD_MUTEX_INITIALIZER, .other = -1, .last_f = -1};
 
 static void lock(void)
@@ -222,12 +224,11 @@ int pmon__io_start(int multiple)
   return io.clock;
 }
 
-/* Whether calls are counted now. */
+/* Whether calls are counted now: from pmon__io_start() until the rank's
+ * I/O is collected at finalize (pmon__io_json()) or freed. */
 static int counting(void)
 {
-  return atomic_load_explicit(&io.on, memory_order_relaxed) &&
-         atomic_load_explicit(&pmon__g.phase, memory_order_relaxed) ==
-           PMON_PHASE_RUNNING;
+  return atomic_load_explicit(&io.on, memory_order_relaxed);
 }
 
 /* --- files, by name and by handle --- */
