@@ -438,6 +438,7 @@ static void io_summary(json_t *io, int est)
 {
   json_t *e = json_object_get(io, "energy_j");
   char r[32], w[32], j[32], rates[96] = "";
+  long long nph;
 
   if (!json_is_object(io))
     return;
@@ -455,12 +456,13 @@ static void io_summary(json_t *io, int est)
   } else {
     snprintf(j, sizeof j, "energy not measured");
   }
+  nph = (long long)json_integer_value(json_object_get(io, "phases"));
   pmon__say("io: %s read, %s written, %lld calls, %.3f s (slowest rank); "
-            "%s%s in %lld phases of %.3f s%s",
+            "%s%s in %lld phase%s of %.3f s%s",
             r, w, (long long)json_integer_value(json_object_get(io, "ops")),
             json_real_value(json_object_get(io, "time_s")), j,
-            est && json_is_number(e) ? " (estimated)" : "",
-            (long long)json_integer_value(json_object_get(io, "phases")),
+            est && json_is_number(e) ? " (estimated)" : "", nph,
+            nph == 1 ? "" : "s",
             json_real_value(json_object_get(io, "phase_time_s")), rates);
 }
 
