@@ -91,18 +91,7 @@ enum pmon_phase {
   PMON_PHASE_DISABLED
 };
 
-struct pmon_thread; void pmon__hist_add(uint64_t t_ns, double e);
-double pmon__hist_energy(uint64_t t0, uint64_t t1);
-void pmon__hist_free(void);
-
-/* lib/io.c */
-int pmon__io_config(void);
-struct json_t *pmon__io_json(void);
-struct json_t *pmon__io_node(struct json_t *ranks, struct json_t **files);
-struct json_t *pmon__io_job(struct json_t *nodes);
-void pmon__io_free(void);
-
-/* lib/region.c */
+struct pmon_thread; /* lib/region.c */
 
 struct pmon_state {
   _Atomic int phase;

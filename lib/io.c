@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -394,7 +395,6 @@ static void phase_close(void)
   uint64_t ns, now;
 
   anchor(&ns, &now);
-  /* Keep a slot free for the open phase at finalize. */
   if (io.nph >= IO_PHASES - 1)
     while (io.nph > IO_PHASES / 2) {
       io.gap_ns = io.gap_ns > 0 ? 2 * io.gap_ns : 1000;
@@ -465,6 +465,10 @@ void pmon__io_open(uintptr_t h, const char *name, uint64_t t0, uint64_t t1,
   if (!counting())
     return;
   lock();
+  if (!counting()) { /* collected meanwhile, by another thread */
+    unlock();
+    return;
+  }
   f = name != NULL ? file_by_name(name) : -1;
   account(f, PMON_IO_META, 0, t0, t1, ok);
   if (ok && h != 0 && f >= 0)
@@ -478,7 +482,8 @@ void pmon__io_call(uintptr_t h, int kind, uint64_t bytes, uint64_t t0,
   if (!counting())
     return;
   lock();
-  account(handle_file(h), kind, bytes, t0, t1, ok);
+  if (counting())
+    account(handle_file(h), kind, bytes, t0, t1, ok);
   unlock();
 }
 
@@ -487,9 +492,11 @@ void pmon__io_close(uintptr_t h, uint64_t t0, uint64_t t1, int ok)
   if (!counting())
     return;
   lock();
-  account(handle_file(h), PMON_IO_META, 0, t0, t1, ok);
-  if (ok)
-    handle_forget(h);
+  if (counting()) {
+    account(handle_file(h), PMON_IO_META, 0, t0, t1, ok);
+    if (ok)
+      handle_forget(h);
+  }
   unlock();
 }
 
@@ -509,6 +516,22 @@ static json_t *counts_json(const struct io_counts *c)
                    (json_int_t)ns);
 }
 
+/* NAME as a JSON string; bytes that are not UTF-8 become '?'. */
+static json_t *name_json(const char *name)
+{
+  json_t *s = json_string(name);
+  char *copy;
+
+  if (s != NULL || (copy = strdup(name)) == NULL)
+    return s != NULL ? s : json_string(IO_OTHER);
+  for (unsigned char *p = (unsigned char *)copy; *p != '\0'; p++)
+    if (*p >= 0x80)
+      *p = '?';
+  s = json_string(copy);
+  free(copy);
+  return s;
+}
+
 /*
  * This rank's I/O for its node leader, and the end of counting: null when
  * the interposition library never started, else {counts..., gap_s,
@@ -525,7 +548,7 @@ json_t *pmon__io_json(void)
   lock();
   atomic_store(&io.on, 0);
   if (io.have)
-    phase_close(); /* there is room: see phase_close() */
+    phase_close();
   else
     anchor(&t1, &t2); /* the last scale */
   total = io.loose;
@@ -551,7 +574,7 @@ json_t *pmon__io_json(void)
   for (int i = 0; i < io.nfiles; i++) {
     json_t *f = counts_json(&io.files[i].c);
 
-    json_object_set_new(f, "name", json_string(io.files[i].name));
+    json_object_set_new(f, "name", name_json(io.files[i].name));
     json_array_append_new(files, f);
   }
   json_object_set_new(o, "gap_s", json_real((double)io.gap_ns * 1e-9));
@@ -697,7 +720,7 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out)
   uint64_t(*ph)[2] = NULL;
   size_t i, nph = 0, cap = 0;
   double time_s = 0, gap_s = 0, energy = 0, ptime = 0;
-  int n;
+  int n, lost = 0;
 
   *files_out = NULL;
   json_array_foreach(ranks, i, rk) {
@@ -716,11 +739,15 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out)
     json_array_append(lists, json_object_get(r, "files"));
     json_array_foreach(json_object_get(r, "phases"), k, p) {
       if (nph == cap) {
-        void *q = realloc(ph, (cap = cap ? 2 * cap : 256) * sizeof *ph);
+        size_t nc = cap ? 2 * cap : 256;
+        void *q = realloc(ph, nc * sizeof *ph);
 
-        if (q == NULL)
+        if (q == NULL) {
+          lost = 1; /* their energy would be short: none is given */
           break;
+        }
         ph = q;
+        cap = nc;
       }
       ph[nph][0] = (uint64_t)json_integer_value(json_array_get(p, 0));
       ph[nph++][1] = (uint64_t)json_integer_value(json_array_get(p, 1));
@@ -738,7 +765,7 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out)
     energy += pmon__hist_energy(g->t_init_ns + ph[k][0],
                                 g->t_init_ns + ph[k][1]);
   }
-  if (g->total_meter < 0 || g->nhist < 2)
+  if (g->total_meter < 0 || g->nhist < 2 || lost)
     energy = NAN;
   free(ph);
   json_object_set_new(o, "time_s", json_real(time_s));
@@ -750,9 +777,11 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out)
   json_object_set_new(o, "gap_s", json_real(gap_s));
   {
     json_int_t omitted;
-    int keep = io.nlist > 0 ? 4 * io.nlist : 0;
 
-    *files_out = merge_files(lists, keep, &omitted);
+    /* Every name, up to what one rank tells apart: a file's figures are
+     * then whole, unless a node has more names than that. */
+    *files_out = merge_files(lists, io.nlist > 0 ? IO_NAMES : 0, &omitted);
+    json_object_set_new(o, "files_omitted", json_integer(omitted));
   }
   json_decref(lists);
   return o;
@@ -768,7 +797,8 @@ json_t *pmon__io_job(json_t *nodes)
 {
   json_t *o = NULL, *node, *lists = json_array();
   double time_s = 0, ptime = 0, energy = 0, power = 0, gap_s = 0, mb;
-  json_int_t phases = 0, omitted, no_energy = 0;
+  double emb, epw;
+  json_int_t phases = 0, omitted, no_energy = 0, node_omitted = 0;
   int measured = 0, est = 0;
   size_t i;
 
@@ -787,6 +817,8 @@ json_t *pmon__io_job(json_t *nodes)
     ptime = rget(r, "phase_time_s") > ptime ? rget(r, "phase_time_s") : ptime;
     gap_s = rget(r, "gap_s") > gap_s ? rget(r, "gap_s") : gap_s;
     phases += iget(r, "phases");
+    node_omitted += iget(r, "files_omitted");
+    json_object_del(r, "files_omitted");
     if (json_is_number(json_object_get(r, "energy_j"))) {
       measured = 1;
       energy += rget(r, "energy_j");
@@ -803,6 +835,10 @@ json_t *pmon__io_job(json_t *nodes)
   }
   if (!measured)
     energy = power = NAN;
+  /* Rates per joule only over the bytes of nodes that measured theirs:
+   * with any node unmeasured there is no such rate. */
+  emb = no_energy > 0 ? NAN : energy;
+  epw = no_energy > 0 ? NAN : power;
   mb = (double)(iget(o, "bytes_read") + iget(o, "bytes_written")) / 1e6;
   /* Keys in the documented order. */
   {
@@ -823,15 +859,15 @@ json_t *pmon__io_job(json_t *nodes)
   json_object_set_new(o, "energy_j", num_or_null(energy));
   json_object_set_new(o, "power_w", num_or_null(power));
   json_object_set_new(o, "mb_per_s", num_or_null(ratio(mb, time_s)));
-  json_object_set_new(o, "mb_per_j", num_or_null(ratio(mb, energy)));
+  json_object_set_new(o, "mb_per_j", num_or_null(ratio(mb, emb)));
   json_object_set_new(o, "mb_per_s_per_w",
-                      num_or_null(ratio(ratio(mb, time_s), power)));
-  json_object_set_new(o, "j_per_byte",
-                      num_or_null(ratio(energy, mb * 1e6)));
+                      num_or_null(ratio(ratio(mb, time_s), epw)));
+  json_object_set_new(o, "j_per_byte", num_or_null(ratio(emb, mb * 1e6)));
   json_object_set_new(o, "estimated", json_boolean(est));
   json_object_set_new(o, "nodes_without_energy", json_integer(no_energy));
   json_object_set_new(o, "files", merge_files(lists, io.nlist, &omitted));
-  json_object_set_new(o, "files_omitted", json_integer(omitted));
+  json_object_set_new(o, "files_omitted",
+                      json_integer(omitted + node_omitted));
   json_decref(lists);
   return o;
 }

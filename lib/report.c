@@ -434,8 +434,9 @@ static void human_bytes(double b, char *buf, size_t size)
 }
 
 /* One line for the job's MPI-IO, when it was intercepted. */
-static void io_summary(json_t *io, int est)
+static void io_summary(json_t *io)
 {
+  int est = json_is_true(json_object_get(io, "estimated"));
   json_t *e = json_object_get(io, "energy_j");
   char r[32], w[32], j[32], rates[96] = "";
   long long nph;
@@ -449,7 +450,8 @@ static void io_summary(json_t *io, int est)
     sizeof w);
   if (json_is_number(e)) {
     human_energy(json_number_value(e), j, sizeof j);
-    if (json_is_number(json_object_get(io, "mb_per_j")))
+    if (json_is_number(json_object_get(io, "mb_per_j")) &&
+        json_is_number(json_object_get(io, "mb_per_s_per_w")))
       snprintf(rates, sizeof rates, ", %.4g MB/J, %.4g MB/s/W",
                json_number_value(json_object_get(io, "mb_per_j")),
                json_number_value(json_object_get(io, "mb_per_s_per_w")));
@@ -517,7 +519,7 @@ static void summary(json_t *doc, const char *path, int written)
               json_real_value(json_object_get(r, "time_s")), a,
               est && json_is_number(re) ? " (estimated)" : "");
   }
-  io_summary(json_object_get(doc, "io"), est);
+  io_summary(json_object_get(doc, "io"));
   if (written)
     pmon__say("report: %s", path);
 }

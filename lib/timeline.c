@@ -97,10 +97,14 @@ static double hist_at(uint64_t t)
                      (double)(h[hi].t_ns - h[lo].t_ns);
 }
 
-/* The node total's energy from T0 to T1, NAN without a history. */
+/* The node total's energy from T0 to T1; NAN without a history or when
+ * the span is not inside it. */
 double pmon__hist_energy(uint64_t t0, uint64_t t1)
 {
-  if (pmon__g.nhist < 2)
+  const struct pmon_hist_point *h = pmon__g.hist;
+  size_t n = pmon__g.nhist;
+
+  if (n < 2 || t0 < h[0].t_ns || t1 > h[n - 1].t_ns)
     return NAN;
   return hist_at(t1) - hist_at(t0);
 }

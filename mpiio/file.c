@@ -105,8 +105,9 @@ static uint64_t nbytes(MPI_Count count, MPI_Datatype dt)
   (MPI_File fh, MPI_Offset off, B buf, N count, MPI_Datatype dt,           \
    MPI_Status *st)
 #define RWAT_A (fh, off, buf, count, dt, st)
-#define I(B, N) (MPI_File fh, B buf, N count, MPI_Datatype dt, MPI_Request *rq)
-#define I_A (fh, buf, count, dt, rq)
+#define IRW(B, N)                                                          \
+  (MPI_File fh, B buf, N count, MPI_Datatype dt, MPI_Request *rq)
+#define IRW_A (fh, buf, count, dt, rq)
 #define IAT(B, N)                                                          \
   (MPI_File fh, MPI_Offset off, B buf, N count, MPI_Datatype dt,           \
    MPI_Request *rq)
@@ -119,44 +120,44 @@ static uint64_t nbytes(MPI_Count count, MPI_Datatype dt)
 #define END(B) (MPI_File fh, B buf, MPI_Status *st)
 #define END_A (fh, buf, st)
 
-#define R PMON_IO_READ
-#define W PMON_IO_WRITE
+#define RD PMON_IO_READ
+#define WR PMON_IO_WRITE
 #define RB void *
 #define WB const void *
 
 /* Each read and write family, in COUNT type N; NAMES get SUFFIX (_c). */
 #define FAMILIES(N, S)                                                     \
-  WRAP(MPI_File_read##S, R, RW(RB, N), RW_A, count, dt)                    \
-  WRAP(MPI_File_write##S, W, RW(WB, N), RW_A, count, dt)                   \
-  WRAP(MPI_File_read_all##S, R, RW(RB, N), RW_A, count, dt)                \
-  WRAP(MPI_File_write_all##S, W, RW(WB, N), RW_A, count, dt)               \
-  WRAP(MPI_File_read_shared##S, R, RW(RB, N), RW_A, count, dt)             \
-  WRAP(MPI_File_write_shared##S, W, RW(WB, N), RW_A, count, dt)            \
-  WRAP(MPI_File_read_ordered##S, R, RW(RB, N), RW_A, count, dt)            \
-  WRAP(MPI_File_write_ordered##S, W, RW(WB, N), RW_A, count, dt)           \
-  WRAP(MPI_File_read_at##S, R, RWAT(RB, N), RWAT_A, count, dt)             \
-  WRAP(MPI_File_write_at##S, W, RWAT(WB, N), RWAT_A, count, dt)            \
-  WRAP(MPI_File_read_at_all##S, R, RWAT(RB, N), RWAT_A, count, dt)         \
-  WRAP(MPI_File_write_at_all##S, W, RWAT(WB, N), RWAT_A, count, dt)        \
-  WRAP(MPI_File_iread##S, R, I(RB, N), I_A, count, dt)                     \
-  WRAP(MPI_File_iwrite##S, W, I(WB, N), I_A, count, dt)                    \
-  WRAP(MPI_File_iread_all##S, R, I(RB, N), I_A, count, dt)                 \
-  WRAP(MPI_File_iwrite_all##S, W, I(WB, N), I_A, count, dt)                \
-  WRAP(MPI_File_iread_shared##S, R, I(RB, N), I_A, count, dt)              \
-  WRAP(MPI_File_iwrite_shared##S, W, I(WB, N), I_A, count, dt)             \
-  WRAP(MPI_File_iread_at##S, R, IAT(RB, N), IAT_A, count, dt)              \
-  WRAP(MPI_File_iwrite_at##S, W, IAT(WB, N), IAT_A, count, dt)             \
-  WRAP(MPI_File_iread_at_all##S, R, IAT(RB, N), IAT_A, count, dt)          \
-  WRAP(MPI_File_iwrite_at_all##S, W, IAT(WB, N), IAT_A, count, dt)         \
-  WRAP(MPI_File_read_all_begin##S, R, BEGIN(RB, N), BEGIN_A, count, dt)    \
-  WRAP(MPI_File_write_all_begin##S, W, BEGIN(WB, N), BEGIN_A, count, dt)   \
-  WRAP(MPI_File_read_ordered_begin##S, R, BEGIN(RB, N), BEGIN_A, count,    \
+  WRAP(MPI_File_read##S, RD, RW(RB, N), RW_A, count, dt)                    \
+  WRAP(MPI_File_write##S, WR, RW(WB, N), RW_A, count, dt)                   \
+  WRAP(MPI_File_read_all##S, RD, RW(RB, N), RW_A, count, dt)                \
+  WRAP(MPI_File_write_all##S, WR, RW(WB, N), RW_A, count, dt)               \
+  WRAP(MPI_File_read_shared##S, RD, RW(RB, N), RW_A, count, dt)             \
+  WRAP(MPI_File_write_shared##S, WR, RW(WB, N), RW_A, count, dt)            \
+  WRAP(MPI_File_read_ordered##S, RD, RW(RB, N), RW_A, count, dt)            \
+  WRAP(MPI_File_write_ordered##S, WR, RW(WB, N), RW_A, count, dt)           \
+  WRAP(MPI_File_read_at##S, RD, RWAT(RB, N), RWAT_A, count, dt)             \
+  WRAP(MPI_File_write_at##S, WR, RWAT(WB, N), RWAT_A, count, dt)            \
+  WRAP(MPI_File_read_at_all##S, RD, RWAT(RB, N), RWAT_A, count, dt)         \
+  WRAP(MPI_File_write_at_all##S, WR, RWAT(WB, N), RWAT_A, count, dt)        \
+  WRAP(MPI_File_iread##S, RD, IRW(RB, N), IRW_A, count, dt)                     \
+  WRAP(MPI_File_iwrite##S, WR, IRW(WB, N), IRW_A, count, dt)                    \
+  WRAP(MPI_File_iread_all##S, RD, IRW(RB, N), IRW_A, count, dt)                 \
+  WRAP(MPI_File_iwrite_all##S, WR, IRW(WB, N), IRW_A, count, dt)                \
+  WRAP(MPI_File_iread_shared##S, RD, IRW(RB, N), IRW_A, count, dt)              \
+  WRAP(MPI_File_iwrite_shared##S, WR, IRW(WB, N), IRW_A, count, dt)             \
+  WRAP(MPI_File_iread_at##S, RD, IAT(RB, N), IAT_A, count, dt)              \
+  WRAP(MPI_File_iwrite_at##S, WR, IAT(WB, N), IAT_A, count, dt)             \
+  WRAP(MPI_File_iread_at_all##S, RD, IAT(RB, N), IAT_A, count, dt)          \
+  WRAP(MPI_File_iwrite_at_all##S, WR, IAT(WB, N), IAT_A, count, dt)         \
+  WRAP(MPI_File_read_all_begin##S, RD, BEGIN(RB, N), BEGIN_A, count, dt)    \
+  WRAP(MPI_File_write_all_begin##S, WR, BEGIN(WB, N), BEGIN_A, count, dt)   \
+  WRAP(MPI_File_read_ordered_begin##S, RD, BEGIN(RB, N), BEGIN_A, count,    \
        dt)                                                                 \
-  WRAP(MPI_File_write_ordered_begin##S, W, BEGIN(WB, N), BEGIN_A, count,   \
+  WRAP(MPI_File_write_ordered_begin##S, WR, BEGIN(WB, N), BEGIN_A, count,   \
        dt)                                                                 \
-  WRAP(MPI_File_read_at_all_begin##S, R, BEGINAT(RB, N), BEGINAT_A, count, \
+  WRAP(MPI_File_read_at_all_begin##S, RD, BEGINAT(RB, N), BEGINAT_A, count, \
        dt)                                                                 \
-  WRAP(MPI_File_write_at_all_begin##S, W, BEGINAT(WB, N), BEGINAT_A,       \
+  WRAP(MPI_File_write_at_all_begin##S, WR, BEGINAT(WB, N), BEGINAT_A,       \
        count, dt)
 
 FAMILIES(int, )

@@ -34,12 +34,13 @@ typedef int finalize_fn(void);
 void *pmon__mpiio_real(const char *name)
 {
   void *f = dlsym(RTLD_NEXT, name);
+  const char *debug = getenv(PMON_ENV_DEBUG), *why;
 
-  const char *debug = getenv(PMON_ENV_DEBUG);
-
-  if (f == NULL && debug != NULL && *debug != '\0' && strcmp(debug, "0"))
+  if (f == NULL && debug != NULL && *debug != '\0' && strcmp(debug, "0")) {
+    why = dlerror();
     fprintf(stderr, "pmon: mpiio: %s: not found after this library: %s\n",
-            name, dlerror());
+            name, why != NULL ? why : "no such symbol");
+  }
   return f;
 }
 

@@ -311,6 +311,52 @@ START_TEST(test_job)
 }
 END_TEST
 
+/* A node without energy: no rate per joule for the job. */
+START_TEST(test_job_unmeasured)
+{
+  json_t *nodes, *io;
+
+  ck_assert_int_eq(pmon__io_config(), 0);
+  nodes = json_loads(
+    "[{\"name\": \"n0\", \"io\": {\"bytes_read\": 0,"
+    " \"bytes_written\": 1000000, \"reads\": 0, \"writes\": 1,"
+    " \"meta_ops\": 0, \"errors\": 0, \"ops\": 1, \"time_s\": 1.0,"
+    " \"phases\": 1, \"phase_time_s\": 1.0, \"energy_j\": 100.0,"
+    " \"power_w\": 100.0, \"gap_s\": 0.01, \"files_omitted\": 3}},"
+    " {\"name\": \"n1\", \"io\": {\"bytes_read\": 0,"
+    " \"bytes_written\": 1000000, \"reads\": 0, \"writes\": 1,"
+    " \"meta_ops\": 0, \"errors\": 0, \"ops\": 1, \"time_s\": 1.0,"
+    " \"phases\": 1, \"phase_time_s\": 1.0, \"energy_j\": null,"
+    " \"power_w\": null, \"gap_s\": 0.01, \"files_omitted\": 2}}]",
+    0, NULL);
+  ck_assert_ptr_nonnull(nodes);
+  io = pmon__io_job(nodes);
+  ck_assert_double_eq_tol(rget(io, "energy_j"), 100, 1e-9);
+  ck_assert_int_eq(iget(io, "nodes_without_energy"), 1);
+  ck_assert(json_is_null(json_object_get(io, "mb_per_j")));
+  ck_assert(json_is_null(json_object_get(io, "mb_per_s_per_w")));
+  ck_assert(json_is_null(json_object_get(io, "j_per_byte")));
+  ck_assert_double_eq_tol(rget(io, "mb_per_s"), 2.0, 1e-12);
+  ck_assert_int_eq(iget(io, "files_omitted"), 5);
+  json_decref(io);
+  json_decref(nodes);
+}
+END_TEST
+
+/* Energy only inside the history. */
+START_TEST(test_hist_span)
+{
+  pmon__hist_add(T0, 0);
+  pmon__hist_add(T0 + 1000 * MS, 50);
+  ck_assert_double_eq_tol(pmon__hist_energy(T0 + 250 * MS, T0 + 750 * MS),
+                          25, 1e-9);
+  ck_assert(isnan(pmon__hist_energy(T0 - 1, T0 + 10)));
+  ck_assert(isnan(pmon__hist_energy(T0, T0 + 1001 * MS)));
+  pmon__hist_free();
+  ck_assert(isnan(pmon__hist_energy(T0, T0 + 10)));
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("io");
@@ -326,6 +372,8 @@ int main(void)
   tcase_add_test(tc, test_many_names);
   tcase_add_test(tc, test_node_union);
   tcase_add_test(tc, test_job);
+  tcase_add_test(tc, test_job_unmeasured);
+  tcase_add_test(tc, test_hist_span);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
