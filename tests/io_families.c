@@ -2,7 +2,7 @@
  * io_families - every MPI-IO family that reads or writes data, each on its
  * own file, for the tests of the "io" section of the report.  Plain MPI.
  *
- *   io_families [-k] [-L] [K]
+ *   io_families [-k] [-L] [-M] [K]
  *
  * For each family F (the names below), the ranks open "c.F" in the current
  * directory collectively (MPI_MODE_CREATE | MPI_MODE_RDWR); rank r writes
@@ -43,6 +43,15 @@
  * it costs neither memory nor disk.  No read.  Where the system refuses
  * the 4 GiB of address space, c.large is left out (said on stderr).
  *
+ * -M adds the files "c.mix_a" and "c.mix_b", opened together, and a run
+ * of MIX_ROUNDS rounds of MPI_File_write_at and _read_at calls that goes
+ * back and forth between them, changes the datatype from one call to the
+ * next (MPI_INT, MPI_DOUBLE, MPI_BYTE), writes zero elements now and then,
+ * and writes with a derived type that is freed and at once made again
+ * with another size (MPI may give the new type the old handle):
+ * what the interception's fast path must tell apart.  Each rank writes
+ * in its own MiB of each file.
+ *
  * Output (stdout, rank 0, nothing else): one line per file, in the order
  * above,
  *
@@ -69,20 +78,21 @@
 enum family {
   F_IND, F_ALL, F_I, F_I_ALL, F_AT, F_AT_ALL, F_I_AT, F_I_AT_ALL,
   F_SHARED, F_I_SHARED, F_ORDERED, F_ALL_SPLIT, F_AT_ALL_SPLIT,
-  F_ORDERED_SPLIT, F_LARGE, NFILES
+  F_ORDERED_SPLIT, F_LARGE, F_MIX_A, F_MIX_B, NFILES
 };
 #define NFAM F_LARGE
 
 static const char *const family_name[NFILES] = {
   "ind", "all", "i", "i_all", "at", "at_all", "i_at", "i_at_all",
   "shared", "i_shared", "ordered", "all_split", "at_all_split",
-  "ordered_split", "large"
+  "ordered_split", "large", "mix_a", "mix_b"
 };
 
 enum { T_INT, T_DOUBLE, T_DERIVED };
 
 #define LARGE_COUNT 4097
 #define LARGE_SIZE (1 << 20)
+#define MIX_ROUNDS 300
 
 static int rank, nranks;
 /* Per file: bytes written, bytes read, writes, reads (this rank). */
@@ -133,6 +143,8 @@ static void data_call(int f, int w, MPI_File fh, MPI_Offset off, void *buf,
     break;
   case F_AT:
   case F_LARGE:
+  case F_MIX_A:
+  case F_MIX_B:
     rc = w ? MPI_File_write_at(fh, off, buf, count, type, &st)
            : MPI_File_read_at(fh, off, buf, count, type, &st);
     break;
@@ -331,10 +343,53 @@ static int large(void)
   return 1;
 }
 
+/* -M: see the top of the file. */
+static void mix(void)
+{
+  MPI_Offset mine = (MPI_Offset)rank << 20;
+  double buf[8] = {0};
+  MPI_Datatype t;
+  MPI_File a, b;
+  int i, j;
+
+  check(MPI_File_open(MPI_COMM_WORLD, "c.mix_a",
+                      MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &a),
+        "open", F_MIX_A);
+  check(MPI_File_open(MPI_COMM_WORLD, "c.mix_b",
+                      MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &b),
+        "open", F_MIX_B);
+  for (i = 0; i < MIX_ROUNDS; i++) {
+    MPI_Offset off = mine + (MPI_Offset)i * 64;
+
+    /* Each call twice in a row, the second on the fast path. */
+    data_call(F_MIX_A, 1, a, off, buf, i % 4, MPI_INT);
+    data_call(F_MIX_A, 1, a, off, buf, (i + 1) % 4, MPI_INT);
+    data_call(F_MIX_A, 1, a, off + 16, buf, 1, MPI_DOUBLE);
+    data_call(F_MIX_A, 1, a, off + 16, buf, 1, MPI_DOUBLE);
+    data_call(F_MIX_B, 1, b, off, buf, i % 7 + 1, MPI_BYTE);
+    data_call(F_MIX_B, 1, b, off, buf, i % 7 + 1, MPI_BYTE);
+    for (j = 0; j < 2; j++) {
+      check(MPI_Type_contiguous(1 + i % 3 + 3 * j, MPI_INT, &t), "type",
+            F_MIX_A);
+      check(MPI_Type_commit(&t), "type", F_MIX_A);
+      data_call(F_MIX_A, 1, a, off + 24, buf, 2, t);
+      data_call(F_MIX_A, 1, a, off + 24, buf, 2, t);
+      check(MPI_Type_free(&t), "type", F_MIX_A);
+    }
+    data_call(F_MIX_B, 0, b, off, buf, i % 7 + 1, MPI_BYTE);
+    data_call(F_MIX_B, 0, b, off, buf, i % 7 + 1, MPI_BYTE);
+    data_call(F_MIX_A, 0, a, off + 16, buf, 1, MPI_DOUBLE);
+    data_call(F_MIX_A, 0, a, off + 16, buf, 1, MPI_DOUBLE);
+  }
+  check(MPI_File_close(&a), "close", F_MIX_A);
+  check(MPI_File_close(&b), "close", F_MIX_B);
+}
+
 int main(int argc, char **argv)
 {
   long long totals[NFILES][4];
-  int k = 1000, keep = 0, with_large = 0, nfiles, f, i, bad;
+  int k = 1000, keep = 0, with_large = 0, with_mix = 0, f, i, bad;
+  int used[NFILES] = {0};
   MPI_Datatype derived;
   char *end;
 
@@ -346,12 +401,14 @@ int main(int argc, char **argv)
       keep = 1;
     else if (strcmp(argv[i], "-L") == 0)
       with_large = 1;
+    else if (strcmp(argv[i], "-M") == 0)
+      with_mix = 1;
     else {
       long v = strtol(argv[i], &end, 10);
 
       if (*end != '\0' || v < 1 || v > 1000000) {
         if (rank == 0)
-          fprintf(stderr, "usage: io_families [-k] [-L] [K]\n");
+          fprintf(stderr, "usage: io_families [-k] [-L] [-M] [K]\n");
         MPI_Finalize();
         return 2;
       }
@@ -361,21 +418,28 @@ int main(int argc, char **argv)
 
   MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &derived);
   MPI_Type_commit(&derived);
-  for (f = 0; f < NFAM; f++)
+  for (f = 0; f < NFAM; f++) {
     one_family(f, k, derived);
+    used[f] = 1;
+  }
   MPI_Type_free(&derived);
-  nfiles = NFAM;
   if (with_large && large())
-    nfiles++;
+    used[F_LARGE] = 1;
+  if (with_mix) {
+    mix();
+    used[F_MIX_A] = used[F_MIX_B] = 1;
+  }
 
   MPI_Reduce(counts, totals, NFILES * 4, MPI_LONG_LONG, MPI_SUM, 0,
              MPI_COMM_WORLD);
   MPI_Allreduce(&mismatches, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) {
-    for (f = 0; f < nfiles; f++) {
+    for (f = 0; f < NFILES; f++) {
       char name[64];
 
+      if (!used[f])
+        continue;
       snprintf(name, sizeof name, "c.%s", family_name[f]);
       if (!keep)
         check(MPI_File_delete(name, MPI_INFO_NULL), "delete", f);
