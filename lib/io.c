@@ -2,8 +2,10 @@
  * io.c - MPI-IO accounting: bytes, calls, time and I/O phases per rank,
  * and at finalize the energy of each node's I/O phases.
  *
- * The wrappers of mpiio/ call in here once per MPI-IO call, with two time
- * stamps taken around the real call.  A call only adds to counters and
+ * The wrappers of mpiio/ call in here with two time stamps taken around
+ * the real call, except for a run of successful calls on one file within
+ * one phase, which they count in place (struct pmon__io_hot, the fast
+ * path of preload.h).  A call only adds to counters and
  * extends the rank's current phase: no meter is read, and memory is only
  * allocated when a file is opened.  Calls less than the gap apart
  * (PMON_IO_GAP, default 10 ms) form one phase.  When a rank has IO_PHASES
@@ -19,7 +21,8 @@
  * are stated for users in pmon-mpiio(7).
  *
  * Threads: when the program runs MPI_THREAD_MULTIPLE every call takes one
- * mutex; otherwise MPI's own rules serialise the calls and none is taken.
+ * mutex and there is no fast path; otherwise MPI's own rules serialise
+ * the calls and no lock is taken.
  */
 #include "config.h"
 
@@ -42,15 +45,9 @@
 #define IO_GAP_DEFAULT 0.01      /* seconds */
 #define IO_OTHER "(other files)" /* the record of the names beyond */
 
-struct io_counts {
-  uint64_t bytes_read, bytes_written;
-  uint64_t reads, writes, meta, errors;
-  uint64_t ticks; /* inside the calls, in stamps of io.clock */
-};
-
 struct io_file {
   char *name;
-  struct io_counts c;
+  struct pmon__io_counts c;
 };
 
 /* Open handles: open addressing, linear probing, with tombstones. */
@@ -62,16 +59,10 @@ struct io_slot {
 };
 
 static struct {
-  /* What a call touches, together at the start (one cache line). */
-  _Atomic int on;         /* counting */
-  int multiple;           /* MPI_THREAD_MULTIPLE: take the lock */
-  uintptr_t last_h;       /* the handle looked up last, */
-  int last_f;             /* its file, or -1 */
-  int have;               /* the open phase, in stamps: */
-  uint64_t cur0, cur1;
-  uint64_t gap_t;         /* the gap in stamps */
+  _Atomic int on;     /* counting */
+  int multiple;       /* MPI_THREAD_MULTIPLE: take the lock */
   struct io_file *files;
-
+  int last_f;         /* the file of hot->h, or -1 */
   int started;        /* pmon__io_start() was called */
   pthread_mutex_t lock;
   int clock;          /* PMON_IO_NS or PMON_IO_TSC */
@@ -79,7 +70,7 @@ static struct {
   uint64_t tsc0, ns0; /* a stamp and the time it was taken */
   uint64_t gap_ns;    /* the gap now; it doubles when the budget fills */
   int nlist;          /* files listed in the report */
-  struct io_counts loose; /* calls on handles of no known file */
+  struct pmon__io_counts loose; /* calls on handles of no known file */
   int nfiles, cap, other; /* other: index of IO_OTHER, or -1 */
   int *byname;            /* 2 * IO_NAMES slots: file index + 1, or 0 */
   struct io_slot *slot;
@@ -87,6 +78,11 @@ static struct {
   uint64_t (*ph)[2];      /* closed phases in ns, IO_PHASES at most */
   int nph;
 } io = {.lock = PTHREAD_MUTEX_INITIALIZER, .other = -1, .last_f = -1};
+
+/* The state the wrappers' fast path shares (preload.h); when they do not
+ * take it, every access to it is under the lock. */
+struct pmon__io_hot pmon__io_hot;
+static struct pmon__io_hot *const hot = &pmon__io_hot;
 
 static void lock(void)
 {
@@ -175,7 +171,7 @@ static void anchor(uint64_t *ns, uint64_t *t)
   *t = pmon__io_stamp(io.clock);
   if (io.clock == PMON_IO_TSC && *ns - io.ns0 >= 1000000 && *t > io.tsc0) {
     io.scale = (double)(*ns - io.ns0) / (double)(*t - io.tsc0);
-    io.gap_t = (uint64_t)((double)io.gap_ns / io.scale);
+    hot->gap_t = (uint64_t)((double)io.gap_ns / io.scale);
   }
 }
 
@@ -205,7 +201,7 @@ int pmon__io_start(int multiple)
   }
   io.clock = tsc_usable() ? PMON_IO_TSC : PMON_IO_NS;
   io.scale = 1;
-  io.gap_t = io.gap_ns;
+  hot->gap_t = io.gap_ns;
   if (io.clock == PMON_IO_TSC) {
     uint64_t ns, t;
 
@@ -217,11 +213,12 @@ int pmon__io_start(int multiple)
       t = pmon__io_stamp(io.clock);
     } while (ns - io.ns0 < 200000 || t <= io.tsc0);
     io.scale = (double)(ns - io.ns0) / (double)(t - io.tsc0);
-    io.gap_t = (uint64_t)((double)io.gap_ns / io.scale);
+    hot->gap_t = (uint64_t)((double)io.gap_ns / io.scale);
   }
   io.multiple = multiple;
   io.started = 1;
   atomic_store(&io.on, 1);
+  __atomic_store_n(&hot->fast, !multiple, __ATOMIC_RELEASE);
   return io.clock;
 }
 
@@ -256,6 +253,8 @@ static int new_file(const char *name)
       return -1;
     io.files = f;
     io.cap = cap;
+    if (io.last_f >= 0) /* moved */
+      hot->c = &io.files[io.last_f].c;
   }
   f = &io.files[io.nfiles];
   memset(f, 0, sizeof *f);
@@ -292,14 +291,15 @@ static int handle_file(uintptr_t h)
 {
   unsigned mask = io.nslot - 1;
 
-  if (h == io.last_h && io.last_f >= 0)
+  if (h == hot->h && io.last_f >= 0)
     return io.last_f;
   if (io.nslot == 0)
     return -1;
   for (unsigned i = hash_handle(h) & mask; io.slot[i].state != SLOT_EMPTY;
        i = (i + 1) & mask)
     if (io.slot[i].state == SLOT_USED && io.slot[i].key == h) {
-      io.last_h = h;
+      hot->h = h;
+      hot->c = &io.files[io.slot[i].file].c;
       return io.last_f = io.slot[i].file;
     }
   return -1;
@@ -310,6 +310,7 @@ static void handle_forget(uintptr_t h)
   unsigned mask = io.nslot - 1;
 
   io.last_f = -1;
+  hot->c = NULL;
   if (io.nslot == 0)
     return;
   for (unsigned i = hash_handle(h) & mask; io.slot[i].state != SLOT_EMPTY;
@@ -398,33 +399,33 @@ static void phase_close(void)
   if (io.nph >= IO_PHASES - 1)
     while (io.nph > IO_PHASES / 2) {
       io.gap_ns = io.gap_ns > 0 ? 2 * io.gap_ns : 1000;
-      io.gap_t = (uint64_t)((double)io.gap_ns / io.scale);
+      hot->gap_t = (uint64_t)((double)io.gap_ns / io.scale);
       io.nph = merge_phases(io.ph, io.nph, io.gap_ns);
     }
-  io.ph[io.nph][0] = stamp_ns(io.cur0, ns, now);
-  io.ph[io.nph++][1] = stamp_ns(io.cur1, ns, now);
-  io.have = 0;
+  io.ph[io.nph][0] = stamp_ns(hot->cur0, ns, now);
+  io.ph[io.nph++][1] = stamp_ns(hot->cur1, ns, now);
+  hot->have = 0;
 }
 
 /* The hot path: a call from T0 to T1 extends the open phase, or closes it
  * and opens the next. */
 static void phase_add(uint64_t t0, uint64_t t1)
 {
-  if (io.have && t0 <= io.cur1 + io.gap_t && t1 + io.gap_t >= io.cur0) {
-    io.cur0 = t0 < io.cur0 ? t0 : io.cur0;
-    io.cur1 = t1 > io.cur1 ? t1 : io.cur1;
+  if (hot->have && t0 <= hot->cur1 + hot->gap_t && t1 + hot->gap_t >= hot->cur0) {
+    hot->cur0 = t0 < hot->cur0 ? t0 : hot->cur0;
+    hot->cur1 = t1 > hot->cur1 ? t1 : hot->cur1;
     return;
   }
-  if (io.have)
+  if (hot->have)
     phase_close();
-  io.cur0 = t0;
-  io.cur1 = t1;
-  io.have = 1;
+  hot->cur0 = t0;
+  hot->cur1 = t1;
+  hot->have = 1;
 }
 
 /* --- the calls --- */
 
-static void count(struct io_counts *c, int kind, uint64_t bytes,
+static void count(struct pmon__io_counts *c, int kind, uint64_t bytes,
                   uint64_t dt, int ok)
 {
   switch (kind) {
@@ -502,7 +503,7 @@ void pmon__io_close(uintptr_t h, uint64_t t0, uint64_t t1, int ok)
 
 /* --- at finalize --- */
 
-static json_t *counts_json(const struct io_counts *c)
+static json_t *counts_json(const struct pmon__io_counts *c)
 {
   /* Stamps in ns with the scale over the whole job. */
   uint64_t ns = (uint64_t)((double)c->ticks * io.scale);
@@ -540,20 +541,21 @@ static json_t *name_json(const char *name)
 json_t *pmon__io_json(void)
 {
   uint64_t t0 = pmon__g.t_init_ns, t1, t2;
-  struct io_counts total;
+  struct pmon__io_counts total;
   json_t *o, *ph, *files;
 
   if (!io.started)
     return json_null();
   lock();
+  __atomic_store_n(&hot->fast, 0, __ATOMIC_RELEASE);
   atomic_store(&io.on, 0);
-  if (io.have)
+  if (hot->have)
     phase_close();
   else
     anchor(&t1, &t2); /* the last scale */
   total = io.loose;
   for (int i = 0; i < io.nfiles; i++) {
-    const struct io_counts *c = &io.files[i].c;
+    const struct pmon__io_counts *c = &io.files[i].c;
 
     total.bytes_read += c->bytes_read;
     total.bytes_written += c->bytes_written;
@@ -875,6 +877,7 @@ json_t *pmon__io_job(json_t *nodes)
 void pmon__io_free(void)
 {
   lock();
+  __atomic_store_n(&hot->fast, 0, __ATOMIC_RELEASE);
   atomic_store(&io.on, 0);
   for (int i = 0; i < io.nfiles; i++)
     free(io.files[i].name);
@@ -886,10 +889,11 @@ void pmon__io_free(void)
   io.byname = NULL;
   io.slot = NULL;
   io.ph = NULL;
-  io.nfiles = io.cap = io.nph = io.have = 0;
+  io.nfiles = io.cap = io.nph = hot->have = 0;
   io.nslot = io.used = 0;
   io.other = -1;
   memset(&io.loose, 0, sizeof io.loose);
   io.last_f = -1;
+  hot->c = NULL;
   unlock();
 }

@@ -72,6 +72,38 @@ static inline uint64_t pmon__io_stamp(int clock)
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* What calls on one file add up to. */
+struct pmon__io_counts {
+  uint64_t bytes_read, bytes_written;
+  uint64_t reads, writes, meta, errors;
+  uint64_t ticks; /* inside the calls, in stamps */
+};
+
+/*
+ * The fast path.  lib/io.c keeps here the handle it looked up last, that
+ * file's counts and the open I/O phase.  A wrapper whose call succeeded
+ * on handle H, started inside the phase or within GAP_T after its end, and
+ * moved data of a size the wrapper knows, adds its counts and extends the
+ * phase itself instead of calling pmon__io_call(): no call, no lock, no
+ * look-up.  Everything else goes through pmon__io_call(), which keeps this
+ * up to date.
+ *
+ * FAST (read atomically) is nonzero only while calls are counted and the
+ * program is not MPI_THREAD_MULTIPLE, so that MPI's own rules serialise
+ * every access to the rest; lib/io.c clears it before it frees or
+ * collects anything.  C is NULL when H is of no known file.
+ */
+struct pmon__io_hot {
+  int fast;
+  int have;                  /* a phase is open, from CUR0 to CUR1 */
+  uintptr_t h;               /* the handle looked up last, */
+  struct pmon__io_counts *c; /* and its file's counts */
+  uint64_t cur0, cur1;       /* stamps */
+  uint64_t gap_t;            /* the phase gap in stamps */
+} __attribute__((aligned(64)));
+
+extern PMON_EXTERN struct pmon__io_hot pmon__io_hot;
+
 /* MPI_File_open of NAME gave handle H (when OK); MPI_File_delete of NAME
  * is the same call with H = 0 and OK telling only the outcome. */
 PMON_EXTERN void pmon__io_open(uintptr_t h, const char *name, uint64_t t0,

@@ -11,8 +11,9 @@
  *     dlsym(RTLD_NEXT, "PMPI_...");
  *   - returns what the real call returned, and passes its arguments on
  *     untouched: statuses and requests are the program's;
- *   - on the hot path takes two time stamps and hands them, with the bytes
- *     (count x type size, only when the call succeeded), to lib/io.c: no
+ *   - on the hot path takes two time stamps and counts the call, with
+ *     its bytes (count x type size, only when the call succeeded): in
+ *     place on the fast path of preload.h, else through lib/io.c; no
  *     meter is read and nothing is allocated;
  *   - counts a call made from inside another wrapped call (an MPI library
  *     or an I/O library built on its own MPI_File calls) only once: the
@@ -51,18 +52,80 @@ static inline uintptr_t key(MPI_File fh)
   return k;
 }
 
+/* The size of the predefined datatype used last.  A predefined (named)
+ * type never changes size, where a derived type's handle may be freed and
+ * given to another type.  Used only on the fast path, when MPI serialises
+ * the calls. */
+static struct {
+  MPI_Datatype dt;
+  uint64_t size;
+  int valid;
+} named;
+
 /* COUNT elements of DT in bytes, saturated; called only after the real
  * call succeeded, when DT is known to be valid. */
 static uint64_t nbytes(MPI_Count count, MPI_Datatype dt)
 {
   MPI_Count size = 0;
+  int ni, na, nd, comb;
   uint64_t b;
 
   if (count <= 0 || PMPI_Type_size_x(dt, &size) != MPI_SUCCESS || size <= 0)
     return 0;
+  if (__atomic_load_n(&pmon__io_hot.fast, __ATOMIC_ACQUIRE) &&
+      PMPI_Type_get_envelope(dt, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+      comb == MPI_COMBINER_NAMED) {
+    named.dt = dt;
+    named.size = (uint64_t)size;
+    named.valid = 1;
+  }
   if (__builtin_mul_overflow((uint64_t)count, (uint64_t)size, &b))
     return UINT64_MAX;
   return b;
+}
+
+/*
+ * Count a call of KIND on handle H that returned RC after moving COUNT
+ * elements of DT, from stamp T0 to T1.  The fast path (see preload.h)
+ * when the call succeeded on the handle and in the phase of the last one,
+ * with no data or data of a known predefined type; lib/io.c otherwise.
+ */
+static inline __attribute__((always_inline)) void
+counted(uintptr_t h, int kind, MPI_Count count,
+                           MPI_Datatype dt, int rc, uint64_t t0, uint64_t t1)
+{
+  struct pmon__io_hot *hot = &pmon__io_hot;
+  struct pmon__io_counts *c;
+  uint64_t b = 0;
+
+  if (rc == MPI_SUCCESS && __atomic_load_n(&hot->fast, __ATOMIC_ACQUIRE) &&
+      (c = hot->c) != NULL && h == hot->h && hot->have &&
+      t0 >= hot->cur0 && t0 <= hot->cur1 + hot->gap_t && t1 >= t0 &&
+      (count == 0 || (count > 0 && named.valid && dt == named.dt &&
+                      !__builtin_mul_overflow((uint64_t)count, named.size,
+                                              &b)))) {
+    switch (kind) {
+    case PMON_IO_READ:
+      c->reads++;
+      c->bytes_read += b;
+      break;
+    case PMON_IO_WRITE:
+      c->writes++;
+      c->bytes_written += b;
+      break;
+    case PMON_IO_META:
+      c->meta++;
+      break;
+    default:
+      break;
+    }
+    c->ticks += t1 - t0;
+    if (t1 > hot->cur1)
+      hot->cur1 = t1;
+    return;
+  }
+  pmon__io_call(h, kind, rc == MPI_SUCCESS ? nbytes(count, dt) : 0, t0, t1,
+                rc == MPI_SUCCESS);
 }
 
 /* The real function NAME of type T, looked up once. */
@@ -90,9 +153,7 @@ static uint64_t nbytes(MPI_Count count, MPI_Datatype dt)
     t0 = pmon__io_stamp(c);                                                \
     rc = f ARGS;                                                           \
     t1 = pmon__io_stamp(c);                                                \
-    pmon__io_call(key(fh), KIND,                                           \
-                  rc == MPI_SUCCESS ? nbytes(COUNT, DT) : 0, t0, t1,       \
-                  rc == MPI_SUCCESS);                                      \
+    counted(key(fh), KIND, COUNT, DT, rc, t0, t1);                         \
     depth--;                                                               \
     return rc;                                                             \
   }                                                                        \
