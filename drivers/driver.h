@@ -54,9 +54,18 @@ struct pmon_channel {
   uint64_t range;   /* counter modulus, 0 when it does not wrap */
 };
 
-/* A parsed meter specification: driver[:path][?key=value[&key=value]]. */
+#define PMON_SECRET_MAX 8 /* secrets per specification */
+
+/*
+ * A parsed meter specification: driver[:path][?key=value[&key=value]].
+ * A path of the form //USERINFO@HOST... (a URI's authority) loses its
+ * USERINFO to the secrets: "user" (and "password" after a ':'), so that
+ * TEXT and PATH, which messages and the report show, hold no secret.  The
+ * site file adds more secrets (pmon-site(5)).  A driver reads them with
+ * pmon__spec_secret() and never copies them anywhere that is shown.
+ */
 struct pmon_spec {
-  char text[PMON_SPEC_MAX];   /* as written, for messages and the report */
+  char text[PMON_SPEC_MAX];   /* as written, less secrets: for messages */
   char driver[32];
   char path[PMON_SPEC_MAX];   /* "" when absent */
   int nparams;
@@ -64,6 +73,11 @@ struct pmon_spec {
     char key[32];
     char value[128];
   } params[PMON_PARAM_MAX];
+  int nsecrets;
+  struct {
+    char key[32];
+    char value[256];
+  } secrets[PMON_SECRET_MAX];
 };
 
 /* Events a reading may carry. */
@@ -88,6 +102,9 @@ struct pmon_meter {
   const struct pmon_driver *drv;
   void *priv;                 /* drv->priv_size bytes, zeroed by the core */
   struct pmon_spec spec;
+  unsigned flags;             /* drv->flags; open() may choose between
+                                 PMON_DRV_COUNTER and PMON_DRV_SAMPLED
+                                 when the device offers both */
   double interval_s;          /* read period; open() may change it */
   int nch;                    /* set by open(), 1 .. PMON_CH_MAX */
   struct pmon_channel ch[PMON_CH_MAX];
@@ -138,6 +155,14 @@ int pmon__spec_parse(const char *text, struct pmon_spec *spec);
 
 /* The value of parameter KEY, or NULL. */
 const char *pmon__spec_get(const struct pmon_spec *spec, const char *key);
+
+/* The secret KEY ("user", "password", "community", ...), or NULL. */
+const char *pmon__spec_secret(const struct pmon_spec *spec, const char *key);
+
+/* Add the secret KEY=VALUE to SPEC (a later one of the same KEY wins).
+ * PMON_ECONFIG when there is no room; the message names KEY only. */
+int pmon__spec_add_secret(struct pmon_spec *spec, const char *key,
+                          const char *value);
 
 /*
  * Parameter KEY as a number in [LO, HI] into *OUT; DEF when absent.

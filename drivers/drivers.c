@@ -44,15 +44,82 @@ static int copy(char *dst, size_t size, const char *src, size_t len)
   return 0;
 }
 
-int pmon__spec_parse(const char *text, struct pmon_spec *spec)
+int pmon__spec_add_secret(struct pmon_spec *spec, const char *key,
+                          const char *value)
 {
-  const char *p, *q, *end;
+  int i;
+
+  for (i = 0; i < spec->nsecrets; i++)
+    if (strcmp(spec->secrets[i].key, key) == 0)
+      break;
+  if (i == PMON_SECRET_MAX ||
+      copy(spec->secrets[i].key, sizeof spec->secrets[i].key, key,
+           strlen(key)) != 0 ||
+      copy(spec->secrets[i].value, sizeof spec->secrets[i].value, value,
+           strlen(value)) != 0)
+    return pmon__fail(PMON_ECONFIG,
+                      "meter \"%s\": secret \"%.31s\": too many or too long",
+                      spec->text, key);
+  if (i == spec->nsecrets)
+    spec->nsecrets++;
+  return 0;
+}
+
+const char *pmon__spec_secret(const struct pmon_spec *spec, const char *key)
+{
+  for (int i = 0; i < spec->nsecrets; i++)
+    if (strcmp(spec->secrets[i].key, key) == 0)
+      return spec->secrets[i].value;
+  return NULL;
+}
+
+/* TEXT without the USERINFO@ of a //USERINFO@HOST authority, into SPEC's
+ * text, and USERINFO into its secrets.  The '@' counts only before the
+ * first '/', '?' or '#' after the "//". */
+static int take_userinfo(const char *text, struct pmon_spec *spec)
+{
+  const char *auth = strstr(text, "://"), *at, *colon;
+  char user[256];
+  size_t n;
+
+  if (auth == NULL)
+    return copy(spec->text, sizeof spec->text, text, strlen(text));
+  auth += 3;
+  n = strcspn(auth, "/?#");
+  at = memchr(auth, '@', n);
+  if (at == NULL)
+    return copy(spec->text, sizeof spec->text, text, strlen(text));
+  for (const char *a; (a = memchr(at + 1, '@', n - (size_t)(at + 1 - auth)));)
+    at = a; /* the last '@' of the authority ends the user information */
+  if ((size_t)(auth - text) + strlen(at + 1) >= sizeof spec->text ||
+      (size_t)(at - auth) >= sizeof user)
+    return -1;
+  memcpy(spec->text, text, (size_t)(auth - text));
+  strcpy(spec->text + (auth - text), at + 1);
+  memcpy(user, auth, (size_t)(at - auth));
+  user[at - auth] = '\0';
+  if ((colon = strchr(user, ':')) != NULL) {
+    user[colon - user] = '\0';
+    if (pmon__spec_add_secret(spec, "password", colon + 1) != 0)
+      return -1;
+  }
+  return pmon__spec_add_secret(spec, "user", user) != 0 ? -1 : 0;
+}
+
+int pmon__spec_parse(const char *text_in, struct pmon_spec *spec)
+{
+  const char *p, *q, *end, *text;
   size_t n;
 
   memset(spec, 0, sizeof *spec);
-  if (copy(spec->text, sizeof spec->text, text, strlen(text)) != 0)
-    return pmon__fail(PMON_ECONFIG, "%s: meter \"%.40s...\": too long",
-                      PMON_ENV_METERS, text);
+  if (take_userinfo(text_in, spec) != 0) {
+    memset(spec, 0, sizeof *spec);
+    return pmon__fail(PMON_ECONFIG,
+                      "%s: a meter specification: too long, or too many "
+                      "secrets in it",
+                      PMON_ENV_METERS);
+  }
+  text = spec->text;
   n = strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789_");
   if (n == 0 || n >= sizeof spec->driver ||
       (text[n] != '\0' && text[n] != ':' && text[n] != '?'))

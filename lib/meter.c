@@ -119,6 +119,7 @@ static int open_one(const struct pmon_spec *spec)
   ms->m.drv = drv;
   ms->m.spec = *spec;
   ms->m.interval_s = drv->interval_s;
+  ms->m.flags = drv->flags;
   if (drv->priv_size > 0 && (ms->m.priv = calloc(1, drv->priv_size)) == NULL)
     return pmon__fail(PMON_ENOMEM, "%s: out of memory", spec->text);
   if ((rc = drv->open(&ms->m)) != 0) {
@@ -126,7 +127,7 @@ static int open_one(const struct pmon_spec *spec)
     ms->m.priv = NULL;
     return rc;
   }
-  ms->estimated = (drv->flags & PMON_DRV_ESTIMATED) != 0;
+  ms->estimated = (ms->m.flags & PMON_DRV_ESTIMATED) != 0;
   g->nmeters++;
   return 0;
 }
@@ -235,7 +236,7 @@ static int sample_one(int i, int force)
   }
   if (r.stale && !force)
     return 0;
-  if (m->drv->flags & PMON_DRV_COUNTER) {
+  if (m->flags & PMON_DRV_COUNTER) {
     double dt = (double)(t - ms->prev_ns) * 1e-9 + 1.0;
     int back = 0;
 

@@ -104,7 +104,7 @@ static json_t *meters_json(void)
     json_array_append_new(
       arr, json_pack("{s:s, s:s, s:s, s:b, s:f, s:o}", "driver",
                      m->drv->name, "spec", m->spec.text, "kind",
-                     (m->drv->flags & PMON_DRV_COUNTER) ? "counter"
+                     (m->flags & PMON_DRV_COUNTER) ? "counter"
                                                          : "sampled",
                      "estimated", g->ms[i].estimated, "interval_s",
                      m->interval_s, "channels", chs));
@@ -190,6 +190,7 @@ json_t *pmon__node_record(json_t *ranks)
   double energy = 0, wall = (double)(g->t_fin_ns - g->t_init_ns) * 1e-9;
   int has = 0, tm = g->total_meter;
   unsigned long samples = 0;
+  uint64_t t_last = g->t_fin_ns;
   json_t *io, *io_files, *rec;
 
   for (int i = 0; i < g->nmeters; i++) {
@@ -212,6 +213,7 @@ json_t *pmon__node_record(json_t *ranks)
     }
     if (i == tm) {
       has = 1;
+      t_last = last.t_ns;
       /* Energy and time over the same span: first to last sample. */
       if (pmon__tl_get(&sh->tl[i], 0, &first) == 0 && last.t_ns > first.t_ns)
         wall = (double)(last.t_ns - first.t_ns) * 1e-9;
@@ -229,6 +231,10 @@ json_t *pmon__node_record(json_t *ranks)
     tm >= 0 ? json_string(g->ms[tm].m.spec.text) : json_null(), "channels",
     chans, "samples", (json_int_t)samples, "events", events_json(), "meters",
     meters_json(), "regions", merge_node_regions(ranks), "io", io);
+  if (rec != NULL)
+    json_object_set_new(rec, "monotonic_ns",
+                        json_pack("[I, I]", (json_int_t)g->t_init_ns,
+                                  (json_int_t)t_last));
   if (rec != NULL && io_files != NULL)
     json_object_set_new(rec, "io_files", io_files);
   else

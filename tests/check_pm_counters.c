@@ -278,6 +278,44 @@ START_TEST(test_probe)
 }
 END_TEST
 
+/* A URI's user information goes to the secrets, out of text and path. */
+START_TEST(test_spec_secrets)
+{
+  struct pmon_spec spec;
+
+  ck_assert_int_eq(
+    pmon__spec_parse("eaton://s3cr@t@pdu-1:1161/outlet/7+8?version=2c",
+                     &spec), 0);
+  ck_assert_str_eq(spec.text, "eaton://pdu-1:1161/outlet/7+8?version=2c");
+  ck_assert_str_eq(spec.driver, "eaton");
+  ck_assert_str_eq(spec.path, "//pdu-1:1161/outlet/7+8");
+  ck_assert_str_eq(pmon__spec_secret(&spec, "user"), "s3cr@t");
+  ck_assert_ptr_null(pmon__spec_secret(&spec, "password"));
+  ck_assert_str_eq(pmon__spec_get(&spec, "version"), "2c");
+
+  ck_assert_int_eq(
+    pmon__spec_parse("redfish://admin:pa:ss@bmc/Chassis/1", &spec), 0);
+  ck_assert_str_eq(spec.text, "redfish://bmc/Chassis/1");
+  ck_assert_str_eq(pmon__spec_secret(&spec, "user"), "admin");
+  ck_assert_str_eq(pmon__spec_secret(&spec, "password"), "pa:ss");
+
+  /* An '@' after the authority is not user information. */
+  ck_assert_int_eq(pmon__spec_parse("redfish://bmc/a@b", &spec), 0);
+  ck_assert_str_eq(spec.text, "redfish://bmc/a@b");
+  ck_assert_int_eq(spec.nsecrets, 0);
+
+  ck_assert_int_eq(pmon__spec_add_secret(&spec, "community", "x"), 0);
+  ck_assert_int_eq(pmon__spec_add_secret(&spec, "community", "y"), 0);
+  ck_assert_int_eq(spec.nsecrets, 1);
+  ck_assert_str_eq(pmon__spec_secret(&spec, "community"), "y");
+
+  /* A message about a malformed specification shows no secret. */
+  ck_assert_int_eq(pmon__spec_parse("eaton://hidden@pdu?x", &spec),
+                   PMON_ECONFIG);
+  ck_assert_ptr_null(strstr(pmon_errmsg(), "hidden"));
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("pm_counters");
@@ -288,6 +326,7 @@ int main(void)
 
   tcase_add_loop_test(parse, test_parse, 0,
                       sizeof parse_rows / sizeof parse_rows[0]);
+  tcase_add_test(parse, test_spec_secrets);
   suite_add_tcase(s, parse);
   tcase_add_checked_fixture(tree, tree_setup, tree_teardown);
   tcase_add_test(tree, test_channels);
