@@ -101,6 +101,7 @@ static void setup(void)
   g->ms = calloc(1, sizeof *g->ms);
   g->ms[0].m.drv = &fake;
   g->ms[0].m.interval_s = fake.interval_s;
+  g->ms[0].m.flags = fake.flags;
   ck_assert_int_eq(fake.open(&g->ms[0].m), 0);
   g->nmeters = 1;
   g->total_meter = 0;
@@ -216,6 +217,7 @@ START_TEST(test_wrap)
   memset(ms, 0, sizeof *ms);
   ms->m.drv = &wrapping;
   ms->m.interval_s = wrapping.interval_s;
+  ms->m.flags = wrapping.flags;
   ck_assert_int_eq(wrapping.open(&ms->m), 0);
   run(0.1, 0.6, 0.7, &got, &want); /* want is for P(t); not this one */
   {
