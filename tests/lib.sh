@@ -5,6 +5,7 @@ top_builddir=${top_builddir:-.}
 JGET=$top_builddir/tests/jget
 PMFEED=$top_builddir/tests/pmfeed
 MPIRUN=$top_builddir/tests/mpirun.sh
+WAVE=$top_builddir/tests/wave
 PMON_PRELOAD_LIB=$(cd "$top_builddir" && pwd)/mpiio/.libs/libpmon-mpiio.so
 export PMON_PRELOAD_LIB
 unset PMON_METERS PMON_OUTPUT PMON_NODE PMON_DISABLE PMON_QUIET PMON_DEBUG
