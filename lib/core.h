@@ -29,6 +29,10 @@
 #define PMON_EVENT_MAX 256 /* events kept per node; later ones are counted */
 #define PMON_MAX_WATTS 1e6 /* a channel's power above this is a glitch */
 #define PMON_HIST 65536    /* points of the node total's history */
+#define PMON_TRACE_DEFAULT 1000 /* PMON_TRACE=1: points per node */
+#define PMON_TRACE_MAX 100000
+#define PMON_TTL_READINGS 2.5 /* a sampled meter's readings further apart
+                                 than this many intervals leave a gap */
 
 /* One published sample: the node's energy per channel since init. */
 struct pmon_tl_sample {
@@ -69,6 +73,19 @@ struct pmon_mstate {
                                gone back yet */
   unsigned long nread, nfail;
   int estimated;
+
+  /* Coverage: what the published samples span, and how much of it was
+   * measured.  A sampled meter whose readings are more than TTL apart
+   * leaves the time between them out: nothing is invented to fill it. */
+  uint64_t ttl_ns;          /* the longest interval integrated */
+  uint64_t covered_ns;      /* measured time since the first sample */
+  unsigned long gaps;       /* intervals left out */
+  uint64_t lost_ns;         /* start of the current run of failed reads,
+                               0 when reading */
+
+  /* The poller thread that reads this meter (leader only). */
+  pthread_t poller;
+  int poller_started;
 };
 
 struct pmon_event {
@@ -82,6 +99,7 @@ struct pmon_event {
 struct pmon_hist_point {
   uint64_t t_ns;
   double e;
+  uint64_t covered_ns; /* measured time since init, as with energy */
 };
 
 enum pmon_phase {
@@ -118,16 +136,16 @@ struct pmon_state {
                                    is dropped when full */
   size_t nhist;
   unsigned long events_dropped;
-  pthread_mutex_t lock; /* meters and events, between sampler and API */
-  pthread_cond_t cond;
-  pthread_t sampler;
-  int sampler_started;
+  pthread_mutex_t lock; /* events, the history, and the pollers' waits */
+  pthread_cond_t cond;  /* signalled to stop the pollers */
   int stop;
 
   struct pmon_spec specs[PMON_METER_MAX];
   int nspecs;
   int automatic;      /* PMON_METERS=auto */
   int quiet;
+  int trace;          /* PMON_TRACE: points of each node's power series in
+                         the report, 0 for none */
   char output[PATH_MAX];
   char jobid[128];
   char jobid_source[32];
@@ -152,6 +170,7 @@ static inline uint64_t pmon__now_ns(void)
 
 /* lib/meter.c */
 int pmon__meters_parse(const char *list);
+int pmon__trace_config(void);
 int pmon__meters_open(void);
 void pmon__meters_sample_all(uint64_t now);
 int pmon__sampler_start(void);
@@ -167,8 +186,9 @@ int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
 void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, const double *e,
                       int nch);
 
-void pmon__hist_add(uint64_t t_ns, double e);
+void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns);
 double pmon__hist_energy(uint64_t t0, uint64_t t1);
+struct json_t *pmon__hist_trace(int points);
 void pmon__hist_free(void);
 
 /* lib/io.c */

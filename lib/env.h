@@ -18,5 +18,6 @@
 #define PMON_ENV_RUN_FD "PMON_RUN_FD"       /* set by pmon-run, see there */
 #define PMON_ENV_IO_GAP "PMON_IO_GAP"     /* I/O phase merge gap, s */
 #define PMON_ENV_IO_FILES "PMON_IO_FILES" /* files listed in the report */
+#define PMON_ENV_TRACE "PMON_TRACE"       /* node power series, points */
 
 #endif /* PMON_ENV_H */

@@ -2,8 +2,9 @@
  * meter.c - the node's meters: choosing them, reading them on the sampler
  * thread, turning readings into cumulative joules, and node events.
  *
- * Only the node leader opens meters.  Every reading becomes one sample of
- * the meter's timeline: counter meters add the wrap-corrected delta of each
+ * Only the node leader opens meters, and reads each on a thread of its
+ * own (a poller), so that a slow or dead device delays nothing else.
+ * Every reading becomes one sample of the meter's timeline: counter meters add the wrap-corrected delta of each
  * channel times its scale; sampled meters add the trapezoid of the last two
  * power readings.  A counter that restarts (a reset event, or a value below
  * the previous one on a counter that does not wrap) adds nothing for that
@@ -79,32 +80,53 @@ int pmon__meters_parse(const char *list)
   return 0;
 }
 
+int pmon__trace_config(void)
+{
+  const char *v = getenv(PMON_ENV_TRACE);
+  char *end;
+  long n;
+
+  pmon__g.trace = 0;
+  if (v == NULL || *v == '\0')
+    return 0;
+  errno = 0;
+  n = strtol(v, &end, 10);
+  if (errno != 0 || *end != '\0' || n < 0 || n > PMON_TRACE_MAX)
+    return pmon__fail(PMON_ECONFIG,
+                      "%s: \"%.40s\": not 0, 1 or a number of points up to "
+                      "%d",
+                      PMON_ENV_TRACE, v, PMON_TRACE_MAX);
+  pmon__g.trace = n == 1 ? PMON_TRACE_DEFAULT : (int)n;
+  return 0;
+}
+
 void pmon__event(uint64_t t_ns, int meter, const char *type,
                  const char *fmt, ...)
 {
   struct pmon_state *g = &pmon__g;
   struct pmon_event *ev;
+  char detail[sizeof ev->detail];
   va_list ap;
 
-  if (g->nevents == PMON_EVENT_MAX) {
-    g->events_dropped++;
-    return;
-  }
-  if (g->events == NULL &&
-      (g->events = calloc(PMON_EVENT_MAX, sizeof *g->events)) == NULL) {
-    g->events_dropped++;
-    return;
-  }
-  ev = &g->events[g->nevents++];
-  ev->t_ns = t_ns;
-  ev->meter = meter;
-  ev->type = type;
   va_start(ap, fmt);
-  vsnprintf(ev->detail, sizeof ev->detail, fmt, ap);
+  vsnprintf(detail, sizeof detail, fmt, ap);
   va_end(ap);
   pmon__debug("%s: %s: %s",
               meter >= 0 ? g->ms[meter].m.spec.text : g->node_name, type,
-              ev->detail);
+              detail);
+  pthread_mutex_lock(&g->lock); /* the meters' pollers add events */
+  if (g->nevents < PMON_EVENT_MAX && g->events == NULL)
+    g->events = calloc(PMON_EVENT_MAX, sizeof *g->events);
+  if (g->nevents == PMON_EVENT_MAX || g->events == NULL) {
+    g->events_dropped++;
+  } else {
+    ev = &g->events[g->nevents++];
+    ev->t_ns = t_ns;
+    ev->meter = meter;
+    ev->type = type;
+    memcpy(ev->detail, detail, sizeof detail);
+  }
+  pthread_mutex_unlock(&g->lock);
 }
 
 /* Open SPEC as meter number g->nmeters.  0, or the driver's error. */
@@ -128,6 +150,7 @@ static int open_one(const struct pmon_spec *spec)
     return rc;
   }
   ms->estimated = (ms->m.flags & PMON_DRV_ESTIMATED) != 0;
+  ms->ttl_ns = (uint64_t)(PMON_TTL_READINGS * ms->m.interval_s * 1e9);
   g->nmeters++;
   return 0;
 }
@@ -213,8 +236,10 @@ static int sample_one(int i, int force)
   t = t0 + (t1 - t0) / 2;
   if (rc != 0) {
     ms->nfail++;
-    if (!ms->failing)
+    if (!ms->failing) {
       pmon__event(t, i, "read_error", "%s", pmon_errmsg() + strlen("pmon: "));
+      ms->lost_ns = t;
+    }
     ms->failing = 1;
     return 0;
   }
@@ -222,6 +247,7 @@ static int sample_one(int i, int force)
     pmon__event(t, i, "recovered", "reading again after %lu failed reads",
                 ms->nfail);
   ms->failing = 0;
+  ms->lost_ns = 0;
   ms->nread++;
   if (r.events & PMON_EV_RESET)
     pmon__event(t, i, "reset", "%s", r.detail);
@@ -269,17 +295,30 @@ static int sample_one(int i, int force)
                   (double)(t - ms->prev_ns) * 1e-9);
     ms->reset_seen = (r.events & PMON_EV_RESET) && !back;
     memcpy(ms->prev_raw, r.raw, sizeof r.raw);
+    if (!back && !(r.events & PMON_EV_RESET))
+      ms->covered_ns += t - ms->prev_ns;
+  } else if (t - ms->prev_ns > ms->ttl_ns) {
+    /* Too long without a reading to say what happened meanwhile. */
+    ms->gaps++;
+    pmon__event(t, i, "gap",
+                "no reading for %.3f s (more than %.3f s): that time is "
+                "not counted",
+                (double)(t - ms->prev_ns) * 1e-9, (double)ms->ttl_ns * 1e-9);
+    memcpy(ms->prev_w, r.watts, sizeof r.watts);
   } else {
     double dt = (double)(t - ms->prev_ns) * 1e-9;
 
     for (int c = 0; c < m->nch; c++)
       ms->e[c] += 0.5 * (ms->prev_w[c] + r.watts[c]) * dt;
     memcpy(ms->prev_w, r.watts, sizeof r.watts);
+    ms->covered_ns += t - ms->prev_ns;
   }
   ms->prev_ns = t;
   /* The first published sample is the origin of the node's energy. */
-  if (pmon__tl_seq(&g->sh->tl[i]) == 0)
+  if (pmon__tl_seq(&g->sh->tl[i]) == 0) {
     memset(ms->e, 0, sizeof ms->e);
+    ms->covered_ns = 0;
+  }
   pmon__tl_publish(&g->sh->tl[i], t, ms->e, m->nch);
   if (i == g->total_meter) {
     double total = 0;
@@ -287,7 +326,7 @@ static int sample_one(int i, int force)
     for (int c = 0; c < m->nch; c++)
       if (g->sh->total_mask[i] & (1u << c))
         total += ms->e[c];
-    pmon__hist_add(t, total);
+    pmon__hist_add(t, total, ms->covered_ns);
   }
   return 1;
 }
@@ -307,7 +346,9 @@ void pmon__meters_sample_all(uint64_t now)
      * After the limit a stale value is taken, stamped now. */
     if (!ms->primed)
       sample_one(i, 0);
-    while (!sample_one(i, pmon__now_ns() >= limit)) {
+    /* A meter that fails is tried once: its trouble must not hold the
+     * program up. */
+    while (!ms->failing && !sample_one(i, pmon__now_ns() >= limit)) {
       if (pmon__now_ns() >= limit && (ms->failing || !ms->primed))
         break;
       nanosleep(&nap, NULL);
@@ -316,33 +357,32 @@ void pmon__meters_sample_all(uint64_t now)
   }
 }
 
-static void *sampler_main(void *arg)
+/* One meter's poller: reads it every interval until told to stop.  The
+ * read itself runs without the lock; a read that takes long delays only
+ * this meter. */
+static void *poller_main(void *arg)
 {
   struct pmon_state *g = &pmon__g;
+  struct pmon_mstate *ms = arg;
+  int i = (int)(ms - g->ms);
+  uint64_t period = (uint64_t)(ms->m.interval_s * 1e9);
 
-  (void)arg;
   pthread_mutex_lock(&g->lock);
   while (!g->stop) {
-    uint64_t now = pmon__now_ns(), next = UINT64_MAX;
+    uint64_t now = pmon__now_ns();
     struct timespec ts;
 
-    for (int i = 0; i < g->nmeters; i++) {
-      struct pmon_mstate *ms = &g->ms[i];
-      uint64_t period = (uint64_t)(ms->m.interval_s * 1e9);
-
-      if (now >= ms->due_ns) {
-        sample_one(i, 0);
-        ms->due_ns += period;
-        if (ms->due_ns <= now) /* late: do not try to catch up */
-          ms->due_ns = now + period;
-      }
-      if (ms->due_ns < next)
-        next = ms->due_ns;
+    if (now >= ms->due_ns) {
+      pthread_mutex_unlock(&g->lock);
+      sample_one(i, 0);
+      pthread_mutex_lock(&g->lock);
+      ms->due_ns += period;
+      if (ms->due_ns <= pmon__now_ns()) /* late: do not try to catch up */
+        ms->due_ns = pmon__now_ns() + period;
+      continue;
     }
-    if (next == UINT64_MAX)
-      next = now + 1000000000u;
-    ts.tv_sec = (time_t)(next / 1000000000u);
-    ts.tv_nsec = (long)(next % 1000000000u);
+    ts.tv_sec = (time_t)(ms->due_ns / 1000000000u);
+    ts.tv_nsec = (long)(ms->due_ns % 1000000000u);
     pthread_cond_timedwait(&g->cond, &g->lock, &ts);
   }
   pthread_mutex_unlock(&g->lock);
@@ -354,30 +394,28 @@ int pmon__sampler_start(void)
   struct pmon_state *g = &pmon__g;
   pthread_condattr_t ca;
   sigset_t all, old;
-  int rc;
 
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&g->cond, &ca);
   pthread_condattr_destroy(&ca);
   g->stop = 0;
-  if (g->nmeters == 0)
-    return 0;
-  /* The sampler takes no signal: the program's handlers stay on its own
+  /* The pollers take no signal: the program's handlers stay on its own
    * threads. */
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  rc = pthread_create(&g->sampler, NULL, sampler_main, NULL);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (rc != 0) {
-    /* Not fatal: the meters are still read at init and finalize. */
-    pmon__event(pmon__now_ns(), -1, "sampler_error",
-                "cannot start the sampler thread (%s): meters read at "
-                "init and finalize only",
-                strerror(rc));
-    return 0;
+  for (int i = 0; i < g->nmeters; i++) {
+    struct pmon_mstate *ms = &g->ms[i];
+    int rc = pthread_create(&ms->poller, NULL, poller_main, ms);
+
+    if (rc != 0) /* not fatal: the meter is still read at finalize */
+      pmon__event(pmon__now_ns(), i, "sampler_error",
+                  "cannot start the meter's thread (%s): read at init "
+                  "and finalize only",
+                  strerror(rc));
+    ms->poller_started = rc == 0;
   }
-  g->sampler_started = 1;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   return 0;
 }
 
@@ -385,14 +423,15 @@ void pmon__sampler_stop(void)
 {
   struct pmon_state *g = &pmon__g;
 
-  if (!g->sampler_started)
-    return;
   pthread_mutex_lock(&g->lock);
   g->stop = 1;
-  pthread_cond_signal(&g->cond);
+  pthread_cond_broadcast(&g->cond);
   pthread_mutex_unlock(&g->lock);
-  pthread_join(g->sampler, NULL);
-  g->sampler_started = 0;
+  for (int i = 0; i < g->nmeters; i++)
+    if (g->ms[i].poller_started) {
+      pthread_join(g->ms[i].poller, NULL);
+      g->ms[i].poller_started = 0;
+    }
 }
 
 void pmon__meters_close(void)

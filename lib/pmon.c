@@ -140,6 +140,8 @@ static int init_locked(int by_preload)
   cfg = pmon__meters_parse(meters != NULL ? meters : "auto");
   if (cfg == 0)
     cfg = pmon__io_config();
+  if (cfg == 0)
+    cfg = pmon__trace_config();
   if ((rc = pmon__node_setup()) != 0) {
     pmon__node_teardown();
     return rc;

@@ -112,6 +112,41 @@ static json_t *meters_json(void)
   return arr;
 }
 
+/* Per meter, how much of the run it measured (core.h): the time its
+ * energy covers, the gaps left out, and when it was lost if it ended the
+ * run failing. */
+static double run_s(const struct pmon_mstate *ms)
+{
+  const struct pmon_state *g = &pmon__g;
+  uint64_t end = ms->prev_ns > g->t_fin_ns ? ms->prev_ns : g->t_fin_ns;
+
+  return (double)(end - g->t_init_ns) * 1e-9;
+}
+
+static json_t *coverage_json(void)
+{
+  struct pmon_state *g = &pmon__g;
+  json_t *arr = json_array();
+
+  for (int i = 0; i < g->nmeters; i++) {
+    const struct pmon_mstate *ms = &g->ms[i];
+    double covered = (double)ms->covered_ns * 1e-9, run = run_s(ms);
+
+    json_array_append_new(
+      arr, json_pack("{s:s, s:b, s:f, s:o, s:I, s:I, s:I, s:o}", "meter",
+                     ms->m.spec.text, "total", i == g->total_meter,
+                     "covered_s", covered, "fraction",
+                     number_or_null(covered / run, run > 0), "gaps",
+                     (json_int_t)ms->gaps, "readings", (json_int_t)ms->nread,
+                     "failed_reads", (json_int_t)ms->nfail, "lost_at_s",
+                     ms->lost_ns != 0
+                       ? json_real(((double)ms->lost_ns -
+                                    (double)g->t_init_ns) * 1e-9)
+                       : json_null()));
+  }
+  return arr;
+}
+
 static json_t *events_json(void)
 {
   struct pmon_state *g = &pmon__g;
@@ -235,6 +270,16 @@ json_t *pmon__node_record(json_t *ranks)
     json_object_set_new(rec, "monotonic_ns",
                         json_pack("[I, I]", (json_int_t)g->t_init_ns,
                                   (json_int_t)t_last));
+  if (rec != NULL) {
+    json_object_set_new(rec, "coverage", coverage_json());
+    if (g->trace > 0)
+      json_object_set_new(rec, "trace", pmon__hist_trace(g->trace));
+    json_object_set_new(
+      rec, "energy_coverage",
+      tm >= 0 && has && run_s(&g->ms[tm]) > 0
+        ? json_real((double)g->ms[tm].covered_ns * 1e-9 / run_s(&g->ms[tm]))
+        : json_null());
+  }
   if (rec != NULL && io_files != NULL)
     json_object_set_new(rec, "io_files", io_files);
   else
@@ -474,6 +519,44 @@ static void io_summary(json_t *io)
             json_real_value(json_object_get(io, "phase_time_s")), rates);
 }
 
+/* One line per meter that was lost or left gaps, at most 8. */
+static void coverage_summary(json_t *nodes)
+{
+  json_t *node, *c;
+  size_t i, k;
+  int said = 0, more = 0;
+
+  json_array_foreach(nodes, i, node) {
+    json_array_foreach(json_object_get(node, "coverage"), k, c) {
+      json_t *lost = json_object_get(c, "lost_at_s");
+      long long gaps = json_integer_value(json_object_get(c, "gaps"));
+      double f = json_real_value(json_object_get(c, "fraction"));
+
+      if (!json_is_number(lost) && gaps == 0)
+        continue;
+      if (said == 8) {
+        more++;
+        continue;
+      }
+      said++;
+      if (json_is_number(lost))
+        pmon__say("node %s: meter %s lost at %.1f s; it measured %.0f %% "
+                  "of the run",
+                  json_string_value(json_object_get(node, "name")),
+                  json_string_value(json_object_get(c, "meter")),
+                  json_number_value(lost), 100 * f);
+      else
+        pmon__say("node %s: meter %s: %lld gap%s; it measured %.0f %% of "
+                  "the run",
+                  json_string_value(json_object_get(node, "name")),
+                  json_string_value(json_object_get(c, "meter")), gaps,
+                  gaps == 1 ? "" : "s", 100 * f);
+    }
+  }
+  if (more > 0)
+    pmon__say("... %d more meters with gaps in the report", more);
+}
+
 static void summary(json_t *doc, const char *path, int written)
 {
   json_t *job = json_object_get(doc, "job"), *e = json_object_get(doc, "energy_j");
@@ -526,6 +609,7 @@ static void summary(json_t *doc, const char *path, int written)
               est && json_is_number(re) ? " (estimated)" : "");
   }
   io_summary(json_object_get(doc, "io"));
+  coverage_summary(json_object_get(doc, "nodes"));
   if (written)
     pmon__say("report: %s", path);
 }

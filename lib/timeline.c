@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "pmon.h"
 #include "core.h"
 
@@ -52,11 +54,12 @@ void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, const double *e,
 /*
  * The node total's history, kept by the leader for the whole job so that
  * the energy of any span (the I/O phases, known only at finalize) can be
- * found after the ring has come round.  Called with the meters' lock held.
+ * found after the ring has come round.  Called by the total meter's poller
+ * only (or with no poller running).
  * When full, every other point is dropped: the history stays exact at the
  * points it keeps and only its resolution halves.
  */
-void pmon__hist_add(uint64_t t_ns, double e)
+void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns)
 {
   struct pmon_state *g = &pmon__g;
 
@@ -72,6 +75,7 @@ void pmon__hist_add(uint64_t t_ns, double e)
     g->nhist = j;
   }
   g->hist[g->nhist].t_ns = t_ns;
+  g->hist[g->nhist].covered_ns = covered_ns;
   g->hist[g->nhist++].e = e;
 }
 
@@ -107,6 +111,64 @@ double pmon__hist_energy(uint64_t t0, uint64_t t1)
   if (n < 2 || t0 < h[0].t_ns || t1 > h[n - 1].t_ns)
     return NAN;
   return hist_at(t1) - hist_at(t0);
+}
+
+/* The measured time of the history at T, interpolated as hist_at(). */
+static double covered_at(uint64_t t)
+{
+  const struct pmon_hist_point *h = pmon__g.hist;
+  size_t lo = 0, hi = pmon__g.nhist - 1;
+
+  if (t <= h[0].t_ns)
+    return (double)h[0].covered_ns;
+  if (t >= h[hi].t_ns)
+    return (double)h[hi].covered_ns;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+
+    if (h[mid].t_ns <= t)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return (double)h[lo].covered_ns +
+         ((double)h[hi].covered_ns - (double)h[lo].covered_ns) *
+           (double)(t - h[lo].t_ns) / (double)(h[hi].t_ns - h[lo].t_ns);
+}
+
+/*
+ * The node total's power over the job in at most POINTS equal bins:
+ * {"t_s": [bin starts, s after init], "dt_s": width, "power_w": [...]}.
+ * A bin's power is its energy over the time in it that was measured, null
+ * when none was; null without a history.
+ */
+json_t *pmon__hist_trace(int points)
+{
+  const struct pmon_hist_point *h = pmon__g.hist;
+  size_t n = pmon__g.nhist;
+  uint64_t t0, span;
+  json_t *ts, *pw;
+  int nb;
+
+  if (n < 2 || points < 1)
+    return json_null();
+  t0 = h[0].t_ns;
+  span = h[n - 1].t_ns - t0;
+  nb = (size_t)points < n - 1 ? points : (int)(n - 1);
+  ts = json_array();
+  pw = json_array();
+  for (int k = 0; k < nb; k++) {
+    uint64_t a = t0 + (uint64_t)((double)span * k / nb);
+    uint64_t b = t0 + (uint64_t)((double)span * (k + 1) / nb);
+    double c = (covered_at(b) - covered_at(a)) * 1e-9;
+
+    json_array_append_new(
+      ts, json_real(((double)a - (double)pmon__g.t_init_ns) * 1e-9));
+    json_array_append_new(pw, c > 0 ? json_real((hist_at(b) - hist_at(a)) / c)
+                                    : json_null());
+  }
+  return json_pack("{s:o, s:f, s:o}", "t_s", ts, "dt_s",
+                   (double)span * 1e-9 / nb, "power_w", pw);
 }
 
 void pmon__hist_free(void)

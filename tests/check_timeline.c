@@ -102,6 +102,7 @@ static void setup(void)
   g->ms[0].m.drv = &fake;
   g->ms[0].m.interval_s = fake.interval_s;
   g->ms[0].m.flags = fake.flags;
+  g->ms[0].ttl_ns = (uint64_t)(PMON_TTL_READINGS * fake.interval_s * 1e9);
   ck_assert_int_eq(fake.open(&g->ms[0].m), 0);
   g->nmeters = 1;
   g->total_meter = 0;
@@ -218,6 +219,7 @@ START_TEST(test_wrap)
   ms->m.drv = &wrapping;
   ms->m.interval_s = wrapping.interval_s;
   ms->m.flags = wrapping.flags;
+  ms->ttl_ns = (uint64_t)(PMON_TTL_READINGS * wrapping.interval_s * 1e9);
   ck_assert_int_eq(wrapping.open(&ms->m), 0);
   run(0.1, 0.6, 0.7, &got, &want); /* want is for P(t); not this one */
   {
