@@ -29,7 +29,10 @@
 enum {
   PMON_DRV_COUNTER = 1 << 0,  /* read() fills raw[]: cumulative counts */
   PMON_DRV_SAMPLED = 1 << 1,  /* read() fills watts[]: instantaneous power */
-  PMON_DRV_ESTIMATED = 1 << 2 /* figures come from a model, not a meter */
+  PMON_DRV_ESTIMATED = 1 << 2, /* figures come from a model, not a meter */
+  PMON_DRV_EXTERNAL = 1 << 3   /* a device outside the node, named by a
+                                  specification (PMON_METERS, the site
+                                  file): "auto" never probes it */
 };
 
 /* What part of the node a channel measures. */

@@ -179,6 +179,12 @@ void pmon__meters_close(void);
 void pmon__event(uint64_t t_ns, int meter, const char *type,
                  const char *fmt, ...) PMON_PRINTF(4, 5);
 
+/* lib/site.c */
+const char *pmon__site_path(int *is_default);
+int pmon__site_meters(const char *node, struct pmon_spec *specs, int max,
+                      int *n);
+int pmon__site_secrets(struct pmon_spec *spec);
+
 /* lib/timeline.c */
 uint64_t pmon__tl_seq(const struct pmon_tl *tl);
 int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,

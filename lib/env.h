@@ -19,5 +19,6 @@
 #define PMON_ENV_IO_GAP "PMON_IO_GAP"     /* I/O phase merge gap, s */
 #define PMON_ENV_IO_FILES "PMON_IO_FILES" /* files listed in the report */
 #define PMON_ENV_TRACE "PMON_TRACE"       /* node power series, points */
+#define PMON_ENV_SITE_FILE "PMON_SITE_FILE" /* the site file (pmon-site(5)) */
 
 #endif /* PMON_ENV_H */

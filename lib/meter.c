@@ -142,6 +142,8 @@ static int open_one(const struct pmon_spec *spec)
   ms->m.spec = *spec;
   ms->m.interval_s = drv->interval_s;
   ms->m.flags = drv->flags;
+  if ((rc = pmon__site_secrets(&ms->m.spec)) != 0)
+    return rc;
   if (drv->priv_size > 0 && (ms->m.priv = calloc(1, drv->priv_size)) == NULL)
     return pmon__fail(PMON_ENOMEM, "%s: out of memory", spec->text);
   if ((rc = drv->open(&ms->m)) != 0) {
@@ -155,15 +157,28 @@ static int open_one(const struct pmon_spec *spec)
   return 0;
 }
 
-/* "auto": the first real meter whose probe succeeds, else the estimate. */
+/* "auto": the site file's meters for this node, then the first real
+ * meter whose probe succeeds, else the estimate. */
 static int open_auto(void)
 {
-  struct pmon_spec spec;
+  struct pmon_state *g = &pmon__g;
+  struct pmon_spec spec, site[PMON_METER_MAX - 1];
+  int n = 0, rc;
 
+  if ((rc = pmon__site_meters(g->node_name, site, PMON_METER_MAX - 1, &n)) !=
+      0)
+    return rc;
+  for (int i = 0; i < n; i++) {
+    if ((rc = open_one(&site[i])) == PMON_ECONFIG)
+      return rc;
+    if (rc != 0)
+      pmon__event(pmon__now_ns(), -1, "open_error", "%s",
+                  pmon_errmsg() + strlen("pmon: "));
+  }
   for (int i = 0; pmon__drivers[i] != NULL; i++) {
     const struct pmon_driver *drv = pmon__drivers[i];
 
-    if (drv->flags & PMON_DRV_ESTIMATED)
+    if (drv->flags & (PMON_DRV_ESTIMATED | PMON_DRV_EXTERNAL))
       continue;
     pmon__spec_parse(drv->name, &spec);
     if (drv->probe != NULL && drv->probe(&spec) != 0)
@@ -173,6 +188,8 @@ static int open_auto(void)
     pmon__event(pmon__now_ns(), -1, "open_error", "%s",
                 pmon_errmsg() + strlen("pmon: "));
   }
+  if (g->nmeters > 0) /* measured by the site's meters */
+    return 0;
   pmon__spec_parse("estimate", &spec);
   return open_one(&spec);
 }

@@ -1,0 +1,207 @@
+/*
+ * site.c - the site file: which external meters measure which nodes, and
+ * the secrets they need (pmon-site(5)).
+ *
+ *   # comment
+ *   meter  PATTERN  SPEC      the nodes whose name matches PATTERN (an
+ *                             fnmatch(3) pattern) are measured by SPEC
+ *   secret NAME KEY=VALUE...  secrets of the meters whose SPEC says
+ *                             secret=NAME
+ *
+ * The file is PMON_SITE_FILE, or PMON_SITECONF (set by configure from
+ * $(sysconfdir)) when that is unset; a missing default file is no error.
+ * A file that holds a secret must be readable by its owner only, and that
+ * owner must be the user running the program: otherwise it is refused
+ * whole, with the reason, rather than used and exposed.
+ *
+ * Secrets go only into struct pmon_spec's secrets, never into its text,
+ * and no message here quotes a secret line.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pmon.h"
+#include "core.h"
+#include "env.h"
+
+#ifndef PMON_SITECONF
+#define PMON_SITECONF "/etc/pmon/site.conf"
+#endif
+
+#define SITE_LINE 1024
+
+const char *pmon__site_path(int *is_default)
+{
+  const char *v = getenv(PMON_ENV_SITE_FILE);
+
+  *is_default = v == NULL || *v == '\0';
+  return *is_default ? PMON_SITECONF : v;
+}
+
+/* Open the site file; *F = NULL when there is none to read. */
+static int site_open(FILE **f, const char **path)
+{
+  int dflt;
+
+  *path = pmon__site_path(&dflt);
+  if ((*f = fopen(*path, "r")) != NULL)
+    return 0;
+  if (dflt && errno == ENOENT)
+    return 0;
+  if (dflt && errno == EACCES) {
+    /* The site's own business; the program runs on without it. */
+    pmon__event(pmon__now_ns(), -1, "site_file",
+                "%s: not readable by this user: its meters are not used",
+                *path);
+    return 0;
+  }
+  return pmon__fail(PMON_ECONFIG, "site file %s: cannot read: %s", *path,
+                    strerror(errno));
+}
+
+/* The words of LINE (split in place at blanks), at most MAX; their number. */
+static int words(char *line, char **w, int max)
+{
+  int n = 0;
+
+  char *save = NULL;
+
+  for (char *p = strtok_r(line, " \t\r\n", &save); p != NULL && n < max;
+       p = strtok_r(NULL, " \t\r\n", &save))
+    w[n++] = p;
+  return n;
+}
+
+/* Whether the file F at PATH, which holds secrets, is safe to use. */
+static int secrets_allowed(FILE *f, const char *path)
+{
+  struct stat st;
+
+  if (fstat(fileno(f), &st) != 0)
+    return pmon__fail(PMON_ECONFIG, "site file %s: cannot stat: %s", path,
+                      strerror(errno));
+  if ((st.st_mode & 077) != 0)
+    return pmon__fail(PMON_ECONFIG,
+                      "site file %s: holds secrets but is readable by "
+                      "others (mode %04o): make it chmod 600",
+                      path, (unsigned)(st.st_mode & 07777));
+  if (st.st_uid != geteuid())
+    return pmon__fail(PMON_ECONFIG,
+                      "site file %s: holds secrets but belongs to another "
+                      "user (uid %u)",
+                      path, (unsigned)st.st_uid);
+  return 0;
+}
+
+/*
+ * Read the whole file: check its syntax; with NODE, append the specs of
+ * NODE's meter lines to SPECS (*N of MAX so far); with SPEC, add the
+ * secrets of the secret line named NAME to SPEC.
+ */
+static int site_scan(const char *node, struct pmon_spec *specs, int max,
+                     int *n, const char *name, struct pmon_spec *spec,
+                     int *found)
+{
+  char line[SITE_LINE], *w[2 + PMON_SECRET_MAX + 1];
+  const char *path;
+  int rc, lineno = 0, checked = 0;
+  FILE *f;
+
+  if ((rc = site_open(&f, &path)) != 0 || f == NULL)
+    return rc;
+  while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
+    int nw, secret;
+
+    lineno++;
+    if (strchr(line, '\n') == NULL && !feof(f)) {
+      rc = pmon__fail(PMON_ECONFIG, "site file %s:%d: line too long", path,
+                      lineno);
+      break;
+    }
+    secret = strncmp(line + strspn(line, " \t"), "secret", 6) == 0;
+    nw = words(line, w, (int)(sizeof w / sizeof w[0]));
+    if (nw == 0 || w[0][0] == '#')
+      continue;
+    if (strcmp(w[0], "meter") == 0 && nw == 3) {
+      if (node == NULL || fnmatch(w[1], node, 0) != 0)
+        continue;
+      if (*n == max) {
+        rc = pmon__fail(PMON_ECONFIG, "site file %s:%d: more than %d meters "
+                        "for node %s", path, lineno, max, node);
+      } else if ((rc = pmon__spec_parse(w[2], &specs[*n])) == 0) {
+        if (pmon__driver_find(specs[*n].driver) == NULL)
+          rc = pmon__fail(PMON_ECONFIG, "site file %s:%d: meter \"%s\": "
+                          "no driver \"%s\" in this build", path, lineno,
+                          specs[*n].text, specs[*n].driver);
+        else
+          (*n)++;
+      }
+    } else if (secret && strcmp(w[0], "secret") == 0 && nw >= 3) {
+      if (!checked && (rc = secrets_allowed(f, path)) != 0)
+        break;
+      checked = 1;
+      if (name == NULL || strcmp(w[1], name) != 0)
+        continue;
+      *found = 1;
+      for (int k = 2; k < nw && rc == 0; k++) {
+        char *eq = strchr(w[k], '=');
+
+        if (eq == NULL || eq == w[k]) {
+          rc = pmon__fail(PMON_ECONFIG, "site file %s:%d: secret %s: "
+                          "expected KEY=VALUE after the name", path, lineno,
+                          name);
+          break;
+        }
+        *eq = '\0';
+        rc = pmon__spec_add_secret(spec, w[k], eq + 1);
+      }
+    } else {
+      /* Say which line, never what it holds: it may be a secret. */
+      rc = pmon__fail(PMON_ECONFIG, "site file %s:%d: expected \"meter "
+                      "PATTERN SPEC\" or \"secret NAME KEY=VALUE...\"",
+                      path, lineno);
+    }
+  }
+  explicit_bzero(line, sizeof line);
+  fclose(f);
+  return rc;
+}
+
+int pmon__site_meters(const char *node, struct pmon_spec *specs, int max,
+                      int *n)
+{
+  return site_scan(node, specs, max, n, NULL, NULL, NULL);
+}
+
+int pmon__site_secrets(struct pmon_spec *spec)
+{
+  const char *name = pmon__spec_get(spec, "secret");
+  char copy[sizeof spec->params[0].value];
+  int found = 0, rc, k, j;
+
+  if (name == NULL)
+    return 0;
+  snprintf(copy, sizeof copy, "%s", name);
+  /* The parameter is the core's, not the driver's. */
+  for (k = j = 0; k < spec->nparams; k++)
+    if (strcmp(spec->params[k].key, "secret") != 0)
+      spec->params[j++] = spec->params[k];
+  spec->nparams = j;
+  if ((rc = site_scan(NULL, NULL, 0, NULL, copy, spec, &found)) != 0)
+    return rc;
+  if (!found) {
+    int dflt;
+
+    return pmon__fail(PMON_ECONFIG, "meter \"%s\": secret=%s: no such "
+                      "secret in the site file %s", spec->text, copy,
+                      pmon__site_path(&dflt));
+  }
+  return 0;
+}
