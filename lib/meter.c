@@ -366,7 +366,7 @@ void pmon__meters_sample_all(uint64_t now)
     /* A meter that fails is tried once: its trouble must not hold the
      * program up. */
     while (!ms->failing && !sample_one(i, pmon__now_ns() >= limit)) {
-      if (pmon__now_ns() >= limit && (ms->failing || !ms->primed))
+      if (pmon__now_ns() >= limit && !ms->primed)
         break;
       nanosleep(&nap, NULL);
     }

@@ -117,7 +117,7 @@ static int site_scan(const char *node, struct pmon_spec *specs, int max,
   if ((rc = site_open(&f, &path)) != 0 || f == NULL)
     return rc;
   while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
-    int nw, secret;
+    int nw;
 
     lineno++;
     if (strchr(line, '\n') == NULL && !feof(f)) {
@@ -125,7 +125,6 @@ static int site_scan(const char *node, struct pmon_spec *specs, int max,
                       lineno);
       break;
     }
-    secret = strncmp(line + strspn(line, " \t"), "secret", 6) == 0;
     nw = words(line, w, (int)(sizeof w / sizeof w[0]));
     if (nw == 0 || w[0][0] == '#')
       continue;
@@ -143,7 +142,7 @@ static int site_scan(const char *node, struct pmon_spec *specs, int max,
         else
           (*n)++;
       }
-    } else if (secret && strcmp(w[0], "secret") == 0 && nw >= 3) {
+    } else if (strcmp(w[0], "secret") == 0 && nw >= 3) {
       if (!checked && (rc = secrets_allowed(f, path)) != 0)
         break;
       checked = 1;

@@ -79,16 +79,19 @@ void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns)
   g->hist[g->nhist++].e = e;
 }
 
-/* The node total's energy at T, interpolated; the ends outside. */
-static double hist_at(uint64_t t)
+/* Where T falls in the history: the last point at or before it (its
+ * index), and how far T is towards the next one (*W, from 0 to 1); the
+ * first or last point when T is outside. */
+static size_t locate(uint64_t t, double *w)
 {
   const struct pmon_hist_point *h = pmon__g.hist;
   size_t lo = 0, hi = pmon__g.nhist - 1;
 
+  *w = 0;
   if (t <= h[0].t_ns)
-    return h[0].e;
+    return 0;
   if (t >= h[hi].t_ns)
-    return h[hi].e;
+    return hi;
   while (hi - lo > 1) { /* h[lo].t_ns < t < h[hi].t_ns */
     size_t mid = lo + (hi - lo) / 2;
 
@@ -97,8 +100,18 @@ static double hist_at(uint64_t t)
     else
       hi = mid;
   }
-  return h[lo].e + (h[hi].e - h[lo].e) * (double)(t - h[lo].t_ns) /
-                     (double)(h[hi].t_ns - h[lo].t_ns);
+  *w = (double)(t - h[lo].t_ns) / (double)(h[hi].t_ns - h[lo].t_ns);
+  return lo;
+}
+
+/* The node total's energy at T, interpolated; the ends outside. */
+static double hist_at(uint64_t t)
+{
+  const struct pmon_hist_point *h = pmon__g.hist;
+  double w;
+  size_t i = locate(t, &w);
+
+  return w > 0 ? h[i].e + (h[i + 1].e - h[i].e) * w : h[i].e;
 }
 
 /* The node total's energy from T0 to T1; NAN without a history or when
@@ -117,23 +130,12 @@ double pmon__hist_energy(uint64_t t0, uint64_t t1)
 static double covered_at(uint64_t t)
 {
   const struct pmon_hist_point *h = pmon__g.hist;
-  size_t lo = 0, hi = pmon__g.nhist - 1;
+  double w;
+  size_t i = locate(t, &w);
 
-  if (t <= h[0].t_ns)
-    return (double)h[0].covered_ns;
-  if (t >= h[hi].t_ns)
-    return (double)h[hi].covered_ns;
-  while (hi - lo > 1) {
-    size_t mid = lo + (hi - lo) / 2;
-
-    if (h[mid].t_ns <= t)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return (double)h[lo].covered_ns +
-         ((double)h[hi].covered_ns - (double)h[lo].covered_ns) *
-           (double)(t - h[lo].t_ns) / (double)(h[hi].t_ns - h[lo].t_ns);
+  return w > 0 ? (double)h[i].covered_ns +
+                   ((double)h[i + 1].covered_ns - (double)h[i].covered_ns) * w
+               : (double)h[i].covered_ns;
 }
 
 /*
