@@ -71,10 +71,10 @@ static const struct {
 /* Where the line stands: each state waits for one answer, except READY. */
 enum line_state { LINE_CLOSED, LINE_IDN, LINE_SETUP, LINE_READY };
 
-/* Why a reading was rejected. */
-enum { REJ_GARBAGE, REJ_OVERFLOW, REJ_NEGATIVE, REJ_N };
-static const char *const rej_names[REJ_N] = {"not a number", "overflow",
-                                             "negative"};
+/* Why a reading was rejected: never 0, which is a good reading. */
+enum { REJ_GARBAGE = 1, REJ_OVERFLOW, REJ_NEGATIVE, REJ_N };
+static const char *const rej_names[REJ_N] = {NULL, "not a number",
+                                             "overflow", "negative"};
 
 struct kt_priv {
   const char *path;     /* m->spec.path */
@@ -90,6 +90,7 @@ struct kt_priv {
   enum line_state state;
   uint64_t since_ns;    /* when the answer awaited was asked for */
   uint64_t lost_ns;     /* when the line was lost, 0 when it was not */
+  char idn[REPLY_MAX];  /* the first *IDN? answer: a re-open wants it */
   char buf[REPLY_MAX];  /* bytes received, not yet a whole reply */
   size_t nbuf;
   unsigned long rejected[REJ_N];
@@ -117,8 +118,8 @@ static const char *quote(const char *text, char *out)
 /*
  * Classify one reading: 0 and *VOLTS, or REJ_*.  A reading is a number,
  * optionally followed by the unit VAC and by more comma-separated fields
- * (the instrument's long format), e.g. "+1.23456789E-03" or
- * "+1.23456789E-03VAC,+11.664SECS,+236RDNG#".
+ * that start as numbers (the instrument's long format), e.g.
+ * "+1.23456789E-03" or "+1.23456789E-03VAC,+11.664SECS,+236RDNG#".
  */
 static int parse_reading(const char *text, double *volts)
 {
@@ -134,8 +135,14 @@ static int parse_reading(const char *text, double *volts)
     return REJ_GARBAGE;
   if (strncmp(end, "VAC", 3) == 0)
     end += 3;
-  if (*end != '\0' && *end != ',')
+  if (*end == ',') { /* more fields: numbers with units, "+11.664SECS" */
+    const char *f = end + 1 + strspn(end + 1, " ");
+
+    if (!(*f == '+' || *f == '-' || isdigit((unsigned char)*f)))
+      return REJ_GARBAGE;
+  } else if (*end != '\0') {
     return REJ_GARBAGE;
+  }
   if (errno == ERANGE && fabs(v) > 1)
     return REJ_OVERFLOW;
   if (fabs(v) >= OVERFLOW_V || isinf(v))
@@ -196,7 +203,7 @@ static int send_cmd(struct kt_priv *kp, const char *cmd, uint64_t deadline)
     }
     if (n < 0 && errno != EAGAIN && errno != EINTR)
       return pmon__fail(PMON_EIO, "keithley: %s: write: %s", kp->path,
-                        strerror(errno));
+                        errno == EIO ? "the line hung up" : strerror(errno));
     if (poll(&pfd, 1, ms_left(deadline)) == 0)
       return pmon__fail(PMON_EAGAIN,
                         "keithley: %s: write: the line takes no more "
@@ -402,6 +409,16 @@ static int handshake(struct kt_priv *kp, uint64_t deadline)
                           "Keithley 2000, 2700, 2701 or 2750",
                           kp->path, quote(reply, q));
       }
+      /* The path may now name another instrument (a USB adapter's
+       * number given to another one): its figures are not this node's. */
+      if (kp->idn[0] != '\0' && strcmp(reply, kp->idn) != 0) {
+        line_close(kp);
+        return pmon__fail(PMON_ENOMETER,
+                          "keithley: %s: *IDN? answered \"%s\": another "
+                          "instrument than the one opened",
+                          kp->path, quote(reply, q));
+      }
+      strcpy(kp->idn, reply);
       if ((rc = send_setup(kp, deadline)) != 0) {
         line_close(kp);
         return rc;
