@@ -257,12 +257,13 @@ static int get_reply(struct kt_priv *kp, const char *what, char *out,
     n = read(kp->fd, chunk, REPLY_MAX - 1 - kp->nbuf);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
       continue;
+    if ((n < 0 && errno == EIO) ||
+        (n == 0 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL))))
+      return pmon__fail(PMON_EIO, "keithley: %s: %s: the line hung up",
+                        kp->path, what);
     if (n < 0)
       return pmon__fail(PMON_EIO, "keithley: %s: %s: read: %s", kp->path,
                         what, strerror(errno));
-    if (n == 0 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)))
-      return pmon__fail(PMON_EIO, "keithley: %s: %s: the line hung up",
-                        kp->path, what);
     for (ssize_t i = 0; i < n; i++)
       if (chunk[i] != 0x11 && chunk[i] != 0x13 && chunk[i] != '\0')
         kp->buf[kp->nbuf++] = chunk[i];
@@ -372,23 +373,22 @@ static int handshake(struct kt_priv *kp, uint64_t deadline)
   int rc;
 
   for (;;) {
-    const char *what = kp->state == LINE_IDN ? "*IDN?" : "the set-up";
-    double wait = kp->state == LINE_IDN ? IDN_WAIT_S : SETUP_WAIT_S;
-    uint64_t limit = kp->since_ns + (uint64_t)(wait * 1e9);
+    const char *what;
+    double wait;
+    uint64_t limit;
 
-    switch (kp->state) {
-    case LINE_READY:
+    if (kp->state == LINE_READY)
       return 0;
-    case LINE_CLOSED:
+    if (kp->state == LINE_CLOSED) {
       if ((rc = line_open(kp, deadline)) != 0) {
         line_close(kp);
         return rc;
       }
       continue;
-    case LINE_IDN:
-    case LINE_SETUP:
-      break;
     }
+    what = kp->state == LINE_IDN ? "*IDN?" : "the set-up";
+    wait = kp->state == LINE_IDN ? IDN_WAIT_S : SETUP_WAIT_S;
+    limit = kp->since_ns + (uint64_t)(wait * 1e9);
     rc = get_reply(kp, what, reply, deadline < limit ? deadline : limit);
     if (rc == PMON_EAGAIN) {
       if (now_ns() < limit)
@@ -466,9 +466,10 @@ static int spec_choice(const struct pmon_spec *spec, const char *key,
 /* Read the parameters of M into KP.  0, or PMON_ECONFIG recorded. */
 static int kt_params(struct pmon_meter *m, struct kt_priv *kp)
 {
-  static const char *const keys[] = {"shunt",   "line", "baud", "range",
-                                     "rate",    "timeout", "band", "flow",
-                                     "eol",     NULL};
+  static const char *const keys[] = {"shunt", "line",    "baud",
+                                     "range", "rate",    "timeout",
+                                     "band",  "flow",    "eol",
+                                     NULL};
   static const char *const flows[] = {"none", "xonxoff"};
   static const char *const bands[] = {"3", "30", "300"};
   const char *eol_names[NEOLS];
