@@ -121,7 +121,9 @@ static int appear(struct emu *e)
   const char *name;
 
   e->master = posix_openpt(O_RDWR | O_NOCTTY);
-  if (e->master < 0 || grantpt(e->master) != 0 ||
+  /* Non-blocking: an answer nobody reads is lost, never waited on. */
+  if (e->master < 0 || fcntl(e->master, F_SETFL, O_NONBLOCK) != 0 ||
+      grantpt(e->master) != 0 ||
       unlockpt(e->master) != 0 || (name = ptsname(e->master)) == NULL)
     return -1;
   /* Holding the other end open keeps the terminal alive while the driver
