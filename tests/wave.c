@@ -27,63 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-struct wave {
-  int kind; /* 'c', 's', 'r' */
-  double low, high, period;
-};
-
-static int parse(const char *text, struct wave *w)
-{
-  char tail;
-
-  memset(w, 0, sizeof *w);
-  if (sscanf(text, "const:%lf%c", &w->low, &tail) == 1) {
-    w->kind = 'c';
-    w->high = w->low;
-    w->period = 1;
-    return 0;
-  }
-  if (sscanf(text, "square:%lf:%lf:%lf%c", &w->low, &w->high, &w->period,
-             &tail) == 3)
-    w->kind = 's';
-  else if (sscanf(text, "ramp:%lf:%lf:%lf%c", &w->low, &w->high, &w->period,
-                  &tail) == 3)
-    w->kind = 'r';
-  return w->kind != 0 && w->period > 0 ? 0 : -1;
-}
-
-/* The energy of one waveform from its origin to X seconds after it. */
-static double cumulative(const struct wave *w, double x)
-{
-  double n, r, half = w->period / 2;
-
-  if (x <= 0)
-    return w->low * x;
-  n = floor(x / w->period);
-  r = x - n * w->period;
-  switch (w->kind) {
-  case 's':
-    return n * half * (w->low + w->high) +
-           (r < half ? w->low * r : w->low * half + w->high * (r - half));
-  case 'r':
-    return n * w->period * (w->low + w->high) / 2 + w->low * r +
-           (w->high - w->low) * r * r / (2 * w->period);
-  default:
-    return w->low * x;
-  }
-}
-
-static double power(const struct wave *w, double x)
-{
-  double r;
-
-  if (x < 0 || w->kind == 'c')
-    return w->low;
-  r = fmod(x, w->period);
-  if (w->kind == 's')
-    return r < w->period / 2 ? w->low : w->high;
-  return w->low + (w->high - w->low) * r / w->period;
-}
+#include "wave.h"
 
 static long long now_ns(void)
 {
@@ -110,20 +54,20 @@ int main(int argc, char **argv)
     printf("%lld\n", now_ns());
     return 0;
   }
-  if (argc < 4 || parse(argv[2], &w) != 0)
+  if (argc < 4 || wave_parse(argv[2], &w) != 0)
     return usage();
   origin = atoll(argv[3]);
   if (strcmp(argv[1], "power") == 0 && argc <= 5) {
     long long t = argc == 5 ? atoll(argv[4]) : now_ns();
 
-    printf("%.6f\n", power(&w, (double)(t - origin) * 1e-9));
+    printf("%.6f\n", wave_power(&w, (double)(t - origin) * 1e-9));
     return 0;
   }
   if (strcmp(argv[1], "energy") == 0 && argc == 6) {
     double x0 = (double)(atoll(argv[4]) - origin) * 1e-9;
     double x1 = (double)(atoll(argv[5]) - origin) * 1e-9;
 
-    printf("%.6f\n", cumulative(&w, x1) - cumulative(&w, x0));
+    printf("%.6f\n", wave_cumulative(&w, x1) - wave_cumulative(&w, x0));
     return 0;
   }
   return usage();

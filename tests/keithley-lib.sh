@@ -1,0 +1,120 @@
+# tests/keithley-lib.sh - helpers for the keithley driver's tests, after
+# tests/lib.sh; sourced, never run.  Each emulator NAME has its terminal's
+# link at $TMP/NAME, its counts in $TMP/NAME.count and the origin of its
+# waveform in $TMP/NAME.origin; a job NAME writes $TMP/NAME.json,
+# $TMP/NAME.out and $TMP/NAME.err.
+. "${srcdir:-.}/tests/lib.sh"
+
+EMU=$top_builddir/tests/keithley_emu
+[ -x "$EMU" ] ||
+  skip "no tests/keithley_emu: the keithley driver is not built (configure found no <termios.h>, or --without-keithley)"
+SHUNT=0.01
+LINE=230
+
+# emu NAME WAVE [OPTIONS]: start an emulator playing WAVE from now.
+emu() {
+  name=$1 wave=$2
+  shift 2
+  $WAVE now > "$TMP/$name.origin"
+  "$EMU" -l "$TMP/$name" -w "$wave" -o "$(cat "$TMP/$name.origin")" \
+    -L $LINE -r $SHUNT -c "$TMP/$name.count" "$@" &
+  eval "EMU_$name=$!"
+  FEEDERS="$FEEDERS $!"
+  i=0
+  while [ ! -L "$TMP/$name" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+  [ -L "$TMP/$name" ] || { fail "emulator $name did not start"; finish; }
+}
+
+# stop_emu NAME: stop it, so that it writes its counts.
+stop_emu() {
+  eval "pid=\$EMU_$1"
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+}
+
+# count NAME KEY: a figure of the emulator's count file.
+count() { awk -v k="$2" '$1 == k { print $2 }' "$TMP/$1.count"; }
+
+# uri NAME [&MORE]: the meter specification for emulator NAME.
+uri() { echo "keithley:$TMP/$1?shunt=$SHUNT&line=$LINE$2"; }
+
+# job NAME URI SECONDS [REGIONS]: run wave_regions on 2 ranks measured by
+# URI, and keep its exit status in $TMP/NAME.rc (may run in the
+# background); check_job NAME then checks it.
+job() {
+  name=$1 meter=$2
+  shift 2
+  PMON_METERS=$meter PMON_OUTPUT=$TMP/$name.json PMON_QUIET=1 \
+    "$MPIRUN" -n 2 tests/wave_regions "$@" > "$TMP/$name.out" 2> "$TMP/$name.err"
+  echo $? > "$TMP/$name.rc"
+}
+
+# check_job NAME: it ran (77 passes through: no MPI launcher), and wrote
+# a report.
+check_job() {
+  rc=$(cat "$TMP/$1.rc")
+  [ "$rc" = 77 ] && exit 77
+  equal "$1: exit status" "$rc" 0
+  [ -s "$TMP/$1.json" ] || { fail "$1: no report"; cat "$TMP/$1.err"; finish; }
+}
+
+# truth NAME WAVE T0_NS T1_NS: the exact joules of WAVE over [T0, T1].
+truth() { $WAVE energy "$2" "$(cat "$TMP/$1.origin")" "$3" "$4"; }
+
+# node_energy_near NAME WAVE: the node energy against the truth over the
+# span it covers, within 1 %.
+node_energy_near() {
+  r=$TMP/$1.json
+  t0=$($JGET "$r" nodes/0/monotonic_ns/0)
+  t1=$($JGET "$r" nodes/0/monotonic_ns/1)
+  near "$1: node energy over $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') s" \
+    "$($JGET "$r" nodes/0/energy_j)" "$(truth "$1" "$2" "$t0" "$t1")" 1
+}
+
+# regions_near NAME WAVE: every region's energy against the truth over
+# the instants wave_regions printed, within 1 %.
+regions_near() {
+  while read -r what region t0 t1; do
+    [ "$what" = region ] || continue
+    near "$1: region $region energy" \
+      "$($JGET "$TMP/$1.json" "regions/name=$region/energy_j")" \
+      "$(truth "$1" "$2" "$t0" "$t1")" 1
+  done < "$TMP/$1.out"
+}
+
+# elapsed_near NAME SECONDS: the program was not held up by pmon.
+elapsed_near() {
+  e=$(awk '$1 == "elapsed" { print $2 }' "$TMP/$1.out")
+  if awk -v e="$e" -v s="$2" 'BEGIN { d = e - s; exit !(d >= 0 && d <= 1.5) }'; then
+    pass "$1: elapsed $e s for a $2 s job"
+  else
+    fail "$1: elapsed '$e' s for a $2 s job (at most 1.5 s more)"
+  fi
+}
+
+# events NAME: the node's events, one per line: T_S TYPE DETAIL.
+events() {
+  n=$($JGET "$TMP/$1.json" "nodes/0/events/#")
+  i=0
+  while [ "$i" -lt "${n:-0}" ]; do
+    printf '%s %s %s\n' "$($JGET "$TMP/$1.json" "nodes/0/events/$i/t_s")" \
+      "$($JGET "$TMP/$1.json" "nodes/0/events/$i/type")" \
+      "$($JGET "$TMP/$1.json" "nodes/0/events/$i/detail")"
+    i=$((i + 1))
+  done
+}
+
+# at_ns NAME T_S: the CLOCK_MONOTONIC ns of T_S seconds after init.
+at_ns() {
+  awk -v a="$($JGET "$TMP/$1.json" nodes/0/monotonic_ns/0)" -v t="$2" \
+    'BEGIN { printf "%.0f\n", a + t * 1e9 }'
+}
+
+# close_to WHAT A_NS B_NS SECONDS: two instants within SECONDS.
+close_to() {
+  if awk -v a="$2" -v b="$3" -v s="$4" 'BEGIN { d = (a - b) / 1e9; if (d < 0) d = -d; exit !(d <= s) }'; then
+    pass "$1 (within $4 s)"
+  else
+    fail "$1: $(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.3f", (a - b) / 1e9 }') s apart, at most $4 s"
+  fi
+}
