@@ -187,7 +187,7 @@ static int get(struct rf_priv *p, const char *path, json_t **doc)
   if (e != CURLE_OK) {
     const char *why = p->err[0] != '\0' ? p->err : curl_easy_strerror(e);
 
-    if (p->too_big)
+    if (p->too_big || e == CURLE_FILESIZE_EXCEEDED)
       why = "the response is larger than 1 MiB";
     else if (shows_secret(p, why))
       why = curl_easy_strerror(e);
@@ -341,19 +341,17 @@ static int plan_legacy(struct pmon_meter *m, json_t *doc)
 }
 
 /* The path of DOC[NAME]["@odata.id"] into PATH when it is a plain path
- * below /redfish/v1/, else DEF. */
-static void link_or(json_t *doc, const char *name, const char *def,
-                    char *path, size_t size)
+ * below /redfish/v1/; PATH unchanged otherwise. */
+static void link_of(json_t *doc, const char *name, char *path, size_t size)
 {
   const char *id = json_string_value(
       json_object_get(json_object_get(doc, name), "@odata.id"));
 
-  if (id == NULL || strncmp(id, "/redfish/v1/", 12) != 0 ||
-      strlen(id) >= size ||
+  if (id != NULL && strncmp(id, "/redfish/v1/", 12) == 0 &&
+      strlen(id) < size &&
       id[strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                    "0123456789-._~!$&'()*+,;=:@/%")] != '\0')
-    id = def;
-  snprintf(path, size, "%s", id);
+                    "0123456789-._~!$&'()*+,;=:@/%")] == '\0')
+    snprintf(path, size, "%s", id);
 }
 
 static void release(struct rf_priv *p)
@@ -584,8 +582,8 @@ static int rf_open(struct pmon_meter *m)
   snprintf(paths[0], sizeof paths[0], "%.200s/EnvironmentMetrics",
            chassis);
   snprintf(paths[1], sizeof paths[1], "%.200s/Power", chassis);
-  link_or(doc, "EnvironmentMetrics", paths[0], paths[0], sizeof paths[0]);
-  link_or(doc, "Power", paths[1], paths[1], sizeof paths[1]);
+  link_of(doc, "EnvironmentMetrics", paths[0], sizeof paths[0]);
+  link_of(doc, "Power", paths[1], sizeof paths[1]);
   json_decref(doc);
   rc = PMON_ENOMETER;
   for (int s = SRC_ENERGY; s <= SRC_LEGACY && rc != 0; s++) {
