@@ -139,19 +139,19 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
  */
 static CURLcode without_sigpipe(struct rf_priv *p, CURLcode (*f)(CURL *))
 {
-  sigset_t pipe, old, pending;
+  sigset_t sigpipe, old, pending;
   struct timespec zero = {0, 0};
   int was_pending;
   CURLcode e;
 
-  sigemptyset(&pipe);
-  sigaddset(&pipe, SIGPIPE);
+  sigemptyset(&sigpipe);
+  sigaddset(&sigpipe, SIGPIPE);
   sigpending(&pending);
   was_pending = sigismember(&pending, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe, &old);
+  pthread_sigmask(SIG_BLOCK, &sigpipe, &old);
   e = f(p->curl);
   if (!was_pending)
-    while (sigtimedwait(&pipe, NULL, &zero) < 0 && errno == EINTR)
+    while (sigtimedwait(&sigpipe, NULL, &zero) < 0 && errno == EINTR)
       ;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   return e;
@@ -267,7 +267,7 @@ static int value(struct rf_priv *p, json_t *doc, struct pmon_reading *r)
     if (v < 0 || v > JOULES_MAX)
       return pmon__fail(PMON_EFORMAT, "redfish: %s%s: EnergyJoules.Reading: "
                         "%g J is out of range", p->base, p->path, v);
-    r->raw[0] = (uint64_t)llround(v * 1000);
+    r->raw[0] = (uint64_t)(v * 1000 + 0.5);
     return 0;
   case SRC_POWER:
     if ((rc = number(p, doc, "PowerWatts", "Reading", &v)) != 0)
@@ -408,7 +408,8 @@ static int parse_path(const struct pmon_spec *spec, const char *scheme,
 
     errno = 0;
     port = strtol(end + 1, &e, 10);
-    if (e == end + 1 || e != slash || errno != 0 || port < 1 || port > 65535)
+    if (end[1] < '0' || end[1] > '9' || e != slash || errno != 0 ||
+        port < 1 || port > 65535)
       goto bad;
   } else if (end != slash) {
     goto bad;
@@ -422,7 +423,8 @@ static int parse_path(const struct pmon_spec *spec, const char *scheme,
   snprintf(p->base, sizeof p->base, "%s://%.*s", scheme,
            (int)(slash - 1 - h), h);
   *loopback = (hlen == 9 && strncmp(h, "localhost", 9) == 0) ||
-              strncmp(h, "127.", 4) == 0 ||
+              (strncmp(h, "127.", 4) == 0 &&
+               strspn(h, "0123456789.") == hlen) ||
               (hlen == 5 && strncmp(h, "[::1]", 5) == 0);
   return 0;
 bad:
