@@ -16,6 +16,7 @@
 
 extern const struct pmon_driver pmon__driver_pm_counters;
 extern const struct pmon_driver pmon__driver_keithley;
+extern const struct pmon_driver pmon__driver_redfish;
 extern const struct pmon_driver pmon__driver_estimate;
 
 /*
@@ -26,6 +27,9 @@ const struct pmon_driver *const pmon__drivers[] = {
   &pmon__driver_pm_counters,
 #ifdef PMON_HAVE_KEITHLEY
   &pmon__driver_keithley,
+#endif
+#ifdef PMON_HAVE_REDFISH
+  &pmon__driver_redfish,
 #endif
   &pmon__driver_estimate,
   NULL

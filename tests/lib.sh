@@ -21,6 +21,13 @@ cleanup() {
 trap cleanup EXIT
 
 skip() { echo "SKIP: $*"; exit 77; }
+# need_driver NAME: skip unless configure built the optional driver NAME.
+need_driver() {
+  case " $PMON_TEST_DRIVERS " in
+    *" $1 "*) ;;
+    *) skip "the $1 driver is not built (see the summary of ./configure)" ;;
+  esac
+}
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 pass() { echo "ok: $*"; }
 

@@ -1,0 +1,81 @@
+# tests/redfish-lib.sh - helpers for the redfish driver's tests; sourced
+# after tests/lib.sh, never run.  The peer is tests/redfish-peer.py, a
+# Redfish BMC on 127.0.0.1 whose readings follow a tests/wave waveform.
+need_driver redfish
+command -v python3 >/dev/null 2>&1 ||
+  skip "python3 is not installed: no Redfish peer to test against"
+python3 -c 'import http.server, ssl, json' 2>/dev/null ||
+  skip "python3 lacks http.server, ssl or json: no Redfish peer"
+PEER=$srcdir/tests/redfish-peer.py
+# Credentials of the peers: the tests look for them in every output.
+RF_USER=rfadmin7x
+RF_PASS='Pw-9kq3ZT'
+
+# start_peer NAME [PEER ARGS]: start a peer that keeps its files in
+# $TMP/NAME.*, requires $RF_USER and $RF_PASS, and follows its waveforms
+# from $ORIGIN; wait until it listens.  Sets PORT and PEER_PID.
+start_peer() {
+  name=$1; shift
+  rm -f "$TMP/$name.port"
+  python3 "$PEER" --port-file "$TMP/$name.port" \
+    --count-file "$TMP/$name.count" --origin "$ORIGIN" \
+    --user "$RF_USER" --password "$RF_PASS" "$@" 2> "$TMP/$name.err" &
+  PEER_PID=$!
+  FEEDERS="$FEEDERS $PEER_PID"
+  i=0
+  while [ ! -s "$TMP/$name.port" ] && [ $i -lt 200 ]; do
+    sleep 0.05; i=$((i + 1))
+  done
+  if [ ! -s "$TMP/$name.port" ]; then
+    cat "$TMP/$name.err"
+    fail "the Redfish peer $name did not start"
+    finish
+  fi
+  PORT=$(cat "$TMP/$name.port")
+}
+
+# truth SPEC T0_NS T1_NS: the waveform's exact joules from T0 to T1.
+truth() { "$WAVE" energy "$1" "$ORIGIN" "$2" "$3"; }
+
+# check_node WHAT REPORT SPEC [CHANNEL]: the node energy (or CHANNEL's)
+# within 1 % of the truth over the node's monotonic span.
+check_node() {
+  t0=$($JGET "$2" nodes/0/monotonic_ns/0)
+  t1=$($JGET "$2" nodes/0/monotonic_ns/1)
+  if [ -n "$4" ]; then e=$($JGET "$2" nodes/0/channels/$4)
+  else e=$($JGET "$2" nodes/0/energy_j); fi
+  near "$1" "$e" "$(truth "$3" "$t0" "$t1")" 1
+}
+
+# check_regions WHAT REPORT OUTPUT SPEC: each region that OUTPUT (of
+# wave_regions) lists within 1 % of the truth between its instants.
+check_regions() {
+  n=0
+  while read -r kw name t0 t1; do
+    [ "$kw" = region ] || continue
+    n=$((n + 1))
+    near "$1 region $name" "$($JGET "$2" "regions/name=$name/energy_j")" \
+      "$(truth "$4" "$t0" "$t1")" 1
+  done < "$3"
+  [ $n -gt 0 ] || fail "$1: no regions in the output"
+}
+
+# check_elapsed WHAT OUTPUT SECONDS: wave_regions' elapsed within 1.5 s.
+check_elapsed() {
+  el=$(awk '$1 == "elapsed" {print $2}' "$2")
+  if awk -v e="$el" -v s="$3" 'BEGIN{d = e - s; exit !(e != "" && d > -1.5 && d < 1.5)}'; then
+    pass "$1 elapsed $el s for $3 s"
+  else
+    fail "$1 elapsed '$el' s for $3 s"
+  fi
+}
+
+# no_secret WHAT FILE...: neither credential appears in the files.
+no_secret() {
+  what=$1; shift
+  if cat "$@" | grep -q -e "$RF_USER" -e "$RF_PASS"; then
+    fail "$what: a credential appears in $*"
+  else
+    pass "$what: no credential in the output"
+  fi
+}
