@@ -15,6 +15,7 @@
 #include "env.h"
 
 extern const struct pmon_driver pmon__driver_pm_counters;
+extern const struct pmon_driver pmon__driver_eaton;
 extern const struct pmon_driver pmon__driver_estimate;
 
 /*
@@ -23,6 +24,9 @@ extern const struct pmon_driver pmon__driver_estimate;
  */
 const struct pmon_driver *const pmon__drivers[] = {
   &pmon__driver_pm_counters,
+#ifdef PMON_HAVE_EATON
+  &pmon__driver_eaton,
+#endif
   &pmon__driver_estimate,
   NULL
 };
