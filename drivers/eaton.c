@@ -1227,7 +1227,7 @@ static int eaton_probe(const struct pmon_spec *spec)
 const struct pmon_driver pmon__driver_eaton = {
   .name = "eaton",                          /* MUST: PMON_METERS=eaton://... */
   .description = "EATON ePDU outlet or inlet power over SNMP", /* MUST */
-  .flags = PMON_DRV_SAMPLED,                /* MUST: read() gives watts */
+  .flags = PMON_DRV_SAMPLED | PMON_DRV_EXTERNAL, /* read() gives watts */
   .priv_size = sizeof(struct eaton_priv),   /* MAY be 0 */
   .interval_s = INTERVAL_DEF,               /* MUST: the PDU's refresh */
   .probe = eaton_probe,                     /* MAY: auto never uses it */

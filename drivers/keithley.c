@@ -624,7 +624,7 @@ const struct pmon_driver pmon__driver_keithley = {
   .name = "keithley", /* MUST: PMON_METERS=keithley:DEVICE?... */
   .description = "Keithley 2000/27xx multimeter across a mains shunt, "
                  "serial line (apparent power)", /* MUST */
-  .flags = PMON_DRV_SAMPLED,              /* MUST: read() gives watts */
+  .flags = PMON_DRV_SAMPLED | PMON_DRV_EXTERNAL, /* read() gives watts */
   .priv_size = sizeof(struct kt_priv),    /* MAY */
   .interval_s = 1.0,                      /* MUST: rate=1 */
   .probe = kt_probe,                      /* MAY: never detected by auto */

@@ -619,7 +619,8 @@ static int rf_open(struct pmon_meter *m)
     release(p);
     return rc;
   }
-  m->flags = p->src == SRC_ENERGY ? PMON_DRV_COUNTER : PMON_DRV_SAMPLED;
+  m->flags = (m->flags & ~(PMON_DRV_COUNTER | PMON_DRV_SAMPLED)) |
+             (p->src == SRC_ENERGY ? PMON_DRV_COUNTER : PMON_DRV_SAMPLED);
   if (p->src != SRC_LEGACY) {
     m->nch = 0;
     pmon__meter_add_channel(m, "node", PMON_DOM_NODE, PMON_CH_TOTAL,
@@ -660,7 +661,7 @@ static int rf_probe(const struct pmon_spec *spec)
 const struct pmon_driver pmon__driver_redfish = {
   .name = "redfish",
   .description = "a server's chassis power from its BMC over Redfish (HTTPS)",
-  .flags = PMON_DRV_SAMPLED, /* open() chooses COUNTER for EnergyJoules */
+  .flags = PMON_DRV_SAMPLED | PMON_DRV_EXTERNAL, /* open() may choose COUNTER */
   .priv_size = sizeof(struct rf_priv),
   .interval_s = 1.0,
   .probe = rf_probe,
