@@ -143,6 +143,16 @@ struct pmon_driver {
    */
   int (*read)(struct pmon_meter *m, struct pmon_reading *r);
 
+  /*
+   * MAY be NULL.  Called once, on the node leader at finalize, after the
+   * meter's last reading and before close().  A driver that can judge its
+   * readings against the device's own figures (an energy counter the
+   * device keeps) writes its verdict, one line, into NOTE (SIZE bytes)
+   * and returns 1: the core records it as a "cross_check" event.  Returns
+   * 0 when it has nothing to say.  Bounded in time, like read().
+   */
+  int (*finish)(struct pmon_meter *m, char *note, size_t size);
+
   /* MAY be NULL.  Release what open() acquired. */
   void (*close)(struct pmon_meter *m);
 };

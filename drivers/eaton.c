@@ -921,11 +921,8 @@ static void check_finish(struct eaton_priv *ep)
   check_judge(k, ep->n);
 }
 
-/* The cross-check's verdict in words, into BUF: what the core would show
- * if it had a place for it (see the man page).  Used by the tests. */
-#if defined(__GNUC__)
-__attribute__((unused))
-#endif
+/* The cross-check's verdict in words, into BUF: the meter's cross_check
+ * event (see the man page). */
 static const char *check_text(const struct eaton_check *k, char *buf,
                               size_t size)
 {
@@ -1202,14 +1199,25 @@ static int eaton_read(struct pmon_meter *m, struct pmon_reading *r)
   return 0;
 }
 
+/* The Wh counters read again and judged: the verdict is the note. */
+static int eaton_finish(struct pmon_meter *m, char *note, size_t size)
+{
+  struct eaton_priv *ep = m->priv;
+
+  if (ep->sess == NULL || ep->check.state == CHECK_NONE)
+    return 0;
+  if (ep->check.state == CHECK_PENDING)
+    check_finish(ep);
+  check_text(&ep->check, note, size);
+  return 1;
+}
+
 static void eaton_close(struct pmon_meter *m)
 {
   struct eaton_priv *ep = m->priv;
 
   if (ep->sess == NULL)
     return;
-  if (ep->check.state == CHECK_PENDING)
-    check_finish(ep);
   snmp_sess_close(ep->sess);
   ep->sess = NULL;
 }
@@ -1233,5 +1241,6 @@ const struct pmon_driver pmon__driver_eaton = {
   .probe = eaton_probe,                     /* MAY: auto never uses it */
   .open = eaton_open,                       /* MUST */
   .read = eaton_read,                       /* MUST */
+  .finish = eaton_finish,                   /* MAY: the Wh cross-check */
   .close = eaton_close,                     /* MAY: the session */
 };

@@ -31,12 +31,16 @@
 #define PMON_HIST 65536    /* points of the node total's history */
 #define PMON_TRACE_DEFAULT 1000 /* PMON_TRACE=1: points per node */
 #define PMON_TRACE_MAX 100000
+#define PMON_COVERAGE_FULL 0.995 /* a region measured over less of its
+                                    time says so in the summary */
 #define PMON_TTL_READINGS 2.5 /* a sampled meter's readings further apart
                                  than this many intervals leave a gap */
 
 /* One published sample: the node's energy per channel since init. */
 struct pmon_tl_sample {
   uint64_t t_ns;           /* CLOCK_MONOTONIC, comparable across the node */
+  uint64_t covered_ns;     /* measured time since the first sample: it
+                              does not grow across a gap or a reset */
   double e[PMON_CH_MAX];   /* joules */
 };
 
@@ -72,6 +76,9 @@ struct pmon_mstate {
   int reset_seen;           /* a reset event whose counters have not
                                gone back yet */
   unsigned long nread, nfail;
+  unsigned long rejected;   /* failed reads that were answers the driver
+                               refused (PMON_EFORMAT): garbage, overflow,
+                               negative or implausible values */
   int estimated;
 
   /* Coverage: what the published samples span, and how much of it was
@@ -175,6 +182,9 @@ int pmon__meters_open(void);
 void pmon__meters_sample_all(uint64_t now);
 int pmon__sampler_start(void);
 void pmon__sampler_stop(void);
+/* At finalize, after the last readings: each driver's finish() verdict as
+ * a "cross_check" event. */
+void pmon__meters_finish(void);
 void pmon__meters_close(void);
 void pmon__event(uint64_t t_ns, int meter, const char *type,
                  const char *fmt, ...) PMON_PRINTF(4, 5);
@@ -189,8 +199,8 @@ int pmon__site_secrets(struct pmon_spec *spec);
 uint64_t pmon__tl_seq(const struct pmon_tl *tl);
 int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
                  struct pmon_tl_sample *out);
-void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, const double *e,
-                      int nch);
+void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
+                      const double *e, int nch);
 
 void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns);
 double pmon__hist_energy(uint64_t t0, uint64_t t1);

@@ -253,6 +253,8 @@ static int sample_one(int i, int force)
   t = t0 + (t1 - t0) / 2;
   if (rc != 0) {
     ms->nfail++;
+    if (rc == PMON_EFORMAT)
+      ms->rejected++;
     if (!ms->failing) {
       pmon__event(t, i, "read_error", "%s", pmon_errmsg() + strlen("pmon: "));
       ms->lost_ns = t;
@@ -314,6 +316,10 @@ static int sample_one(int i, int force)
     memcpy(ms->prev_raw, r.raw, sizeof r.raw);
     if (!back && !(r.events & PMON_EV_RESET))
       ms->covered_ns += t - ms->prev_ns;
+  } else if (r.events & PMON_EV_RESET) {
+    /* The device was lost and found again (the reset event says so): the
+     * interval before this reading was not measured. */
+    memcpy(ms->prev_w, r.watts, sizeof r.watts);
   } else if (t - ms->prev_ns > ms->ttl_ns) {
     /* Too long without a reading to say what happened meanwhile. */
     ms->gaps++;
@@ -336,7 +342,7 @@ static int sample_one(int i, int force)
     memset(ms->e, 0, sizeof ms->e);
     ms->covered_ns = 0;
   }
-  pmon__tl_publish(&g->sh->tl[i], t, ms->e, m->nch);
+  pmon__tl_publish(&g->sh->tl[i], t, ms->covered_ns, ms->e, m->nch);
   if (i == g->total_meter) {
     double total = 0;
 
@@ -449,6 +455,19 @@ void pmon__sampler_stop(void)
       pthread_join(g->ms[i].poller, NULL);
       g->ms[i].poller_started = 0;
     }
+}
+
+void pmon__meters_finish(void)
+{
+  struct pmon_state *g = &pmon__g;
+
+  for (int i = 0; i < g->nmeters; i++) {
+    struct pmon_meter *m = &g->ms[i].m;
+    char note[sizeof g->events[0].detail] = "";
+
+    if (m->drv->finish != NULL && m->drv->finish(m, note, sizeof note) > 0)
+      pmon__event(pmon__now_ns(), i, "cross_check", "%s", note);
+  }
 }
 
 void pmon__meters_close(void)

@@ -243,6 +243,7 @@ static int finalize_locked(void)
   if (g->leader) {
     pmon__sampler_stop();
     pmon__meters_sample_all(pmon__now_ns());
+    pmon__meters_finish();
   }
   atomic_thread_fence(memory_order_seq_cst);
   node_barrier();

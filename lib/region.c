@@ -12,6 +12,9 @@
  *     energy += s0 * E_k + s1 * (E_j - E_k) / (t_j - t_k).
  * So a region call costs two clock reads and a few additions per meter,
  * whatever the meter, and memory does not grow with the number of calls.
+ * The meter's measured time (covered_ns of the samples, which stands
+ * still across a gap) is resolved the same way: how much of the region's
+ * time its energy covers.
  */
 #include "config.h"
 
@@ -43,6 +46,8 @@ struct region {
   unsigned long unresolved; /* boundaries that found no timeline */
   struct bucket b[PMON_METER_MAX];
   double e[PMON_METER_MAX][PMON_CH_MAX];
+  double covered[PMON_METER_MAX]; /* seconds of the pairs each meter
+                                     measured */
 };
 
 struct pmon_thread {
@@ -188,6 +193,12 @@ static int resolve(struct region *r, int m)
   for (int c = 0; c < nch; c++)
     r->e[m][c] += b->s0 * b->a.e[c] +
                   (dt > 0 ? b->s1 * (s.e[c] - b->a.e[c]) / dt : 0);
+  {
+    double ca = (double)b->a.covered_ns * 1e-9;
+    double cs = (double)s.covered_ns * 1e-9;
+
+    r->covered[m] += b->s0 * ca + (dt > 0 ? b->s1 * (cs - ca) / dt : 0);
+  }
   b->used = 0;
   return 0;
 }
@@ -367,7 +378,9 @@ void pmon__regions_resolve(void)
  * longest thread's time, the energy of the first thread that entered the
  * region (energy is a node quantity: adding threads would count it
  * again).  Each element: name, count, unclosed, time_s, first_s,
- * unresolved, e (joules per channel, meters one after the other).
+ * unresolved, e (joules per channel, meters one after the other), cover
+ * (per meter, the share of that thread's time in the region its energy
+ * covers, 0 to 1).
  */
 json_t *pmon__regions_json(void)
 {
@@ -387,7 +400,7 @@ json_t *pmon__regions_json(void)
 
     for (size_t i = 0; i < t->cap; i++) {
       struct region *r = t->slot[i];
-      json_t *o, *e;
+      json_t *o, *e, *cover;
       double time_s, first_s;
 
       if (r == NULL || (r->count == 0 && r->unclosed == 0))
@@ -411,13 +424,20 @@ json_t *pmon__regions_json(void)
         continue;
       }
       e = json_array();
-      for (int m = 0; m < g->sh->nmeters; m++)
+      cover = json_array();
+      for (int m = 0; m < g->sh->nmeters; m++) {
+        double f = time_s > 0 ? r->covered[m] / time_s : 1;
+
         for (int c = 0; c < g->sh->nch[m]; c++)
           json_array_append_new(e, json_real(r->e[m][c]));
-      o = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:o}", "name", r->name,
-                    "count", (json_int_t)r->count, "unclosed",
+        /* Rounding may take a fully measured region a hair past 1. */
+        json_array_append_new(cover, json_real(f < 0 ? 0 : f > 1 ? 1 : f));
+      }
+      o = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:o, s:o}", "name",
+                    r->name, "count", (json_int_t)r->count, "unclosed",
                     (json_int_t)r->unclosed, "time_s", time_s, "first_s",
-                    first_s, "unresolved", (json_int_t)r->unresolved, "e", e);
+                    first_s, "unresolved", (json_int_t)r->unresolved, "e", e,
+                    "cover", cover);
       if (o == NULL || json_object_set_new(byname, r->name, o) != 0)
         goto fail;
     }

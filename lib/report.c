@@ -133,12 +133,13 @@ static json_t *coverage_json(void)
     double covered = (double)ms->covered_ns * 1e-9, run = run_s(ms);
 
     json_array_append_new(
-      arr, json_pack("{s:s, s:b, s:f, s:o, s:I, s:I, s:I, s:o}", "meter",
+      arr, json_pack("{s:s, s:b, s:f, s:o, s:I, s:I, s:I, s:I, s:o}", "meter",
                      ms->m.spec.text, "total", i == g->total_meter,
                      "covered_s", covered, "fraction",
                      number_or_null(covered / run, run > 0), "gaps",
                      (json_int_t)ms->gaps, "readings", (json_int_t)ms->nread,
-                     "failed_reads", (json_int_t)ms->nfail, "lost_at_s",
+                     "failed_reads", (json_int_t)ms->nfail, "rejected",
+                     (json_int_t)ms->rejected, "lost_at_s",
                      ms->lost_ns != 0
                        ? json_real(((double)ms->lost_ns -
                                     (double)g->t_init_ns) * 1e-9)
@@ -195,15 +196,21 @@ static json_t *merge_node_regions(json_t *ranks)
       if (name == NULL)
         continue;
       if (o == NULL) {
+        json_t *cov = json_array_get(json_object_get(r, "cover"),
+                                     (size_t)pmon__g.sh->total_meter);
+
         has = node_total(json_object_get(r, "e"), &ej) &&
               json_integer_value(json_object_get(r, "unresolved")) == 0;
         /* Power over the measuring rank's own time in the region. */
-        o = json_pack("{s:s, s:O, s:f, s:o, s:o, s:I, s:O, s:f}", "name",
-                      name, "count", json_object_get(r, "count"), "time_s",
-                      t, "energy_j", number_or_null(ej, has), "power_w",
-                      number_or_null(ej / t, has && t > 0), "rank", wr,
-                      "unclosed", json_object_get(r, "unclosed"), "first_s",
-                      f);
+        o = json_pack("{s:s, s:O, s:f, s:o, s:o, s:o, s:I, s:O, s:f}",
+                      "name", name, "count", json_object_get(r, "count"),
+                      "time_s", t, "energy_j", number_or_null(ej, has),
+                      "power_w", number_or_null(ej / t, has && t > 0),
+                      "coverage",
+                      number_or_null(json_real_value(cov),
+                                     has && json_is_number(cov)),
+                      "rank", wr, "unclosed", json_object_get(r, "unclosed"),
+                      "first_s", f);
         json_object_set_new(byname, name, o);
         json_array_append(out, o);
         continue;
@@ -331,9 +338,10 @@ static json_t *job_regions(json_t *nodes)
       double t = json_real_value(json_object_get(r, "time_s"));
 
       if (o == NULL) {
-        o = json_pack("{s:s, s:I, s:f, s:n, s:n, s:I, s:f, s:i, s:[]}",
+        o = json_pack("{s:s, s:I, s:f, s:n, s:n, s:n, s:I, s:f, s:i, s:[]}",
                       "name", name, "count", (json_int_t)0, "time_s", 0.0,
-                      "energy_j", "power_w", "unclosed", (json_int_t)0,
+                      "energy_j", "power_w", "coverage", "unclosed",
+                      (json_int_t)0,
                       "first_s",
                       json_real_value(json_object_get(r, "first_s")),
                       "nodes_without_energy", 0, "nodes");
@@ -343,10 +351,17 @@ static json_t *job_regions(json_t *nodes)
       merge_counts(o, r, t);
       if (json_is_number(e)) {
         json_t *p = json_object_get(r, "power_w");
+        json_t *cv = json_object_get(r, "coverage");
+        json_t *least = json_object_get(o, "coverage");
 
         add_number(o, "energy_j", json_number_value(e));
         if (json_is_number(p))
           add_number(o, "power_w", json_number_value(p));
+        /* The job's region is as well measured as its worst node. */
+        if (json_is_number(cv) &&
+            (!json_is_number(least) ||
+             json_number_value(cv) < json_number_value(least)))
+          json_object_set(o, "coverage", cv);
       } else {
         json_object_set_new(
           o, "nodes_without_energy",
@@ -355,10 +370,11 @@ static json_t *job_regions(json_t *nodes)
       }
       json_array_append_new(
         json_object_get(o, "nodes"),
-        json_pack("{s:s, s:O, s:O, s:O, s:O, s:O}", "name", nn, "count",
-                  json_object_get(r, "count"), "time_s",
+        json_pack("{s:s, s:O, s:O, s:O, s:O, s:O, s:O}", "name", nn,
+                  "count", json_object_get(r, "count"), "time_s",
                   json_object_get(r, "time_s"), "energy_j", e, "power_w",
-                  json_object_get(r, "power_w"), "rank",
+                  json_object_get(r, "power_w"), "coverage",
+                  json_object_get(r, "coverage"), "rank",
                   json_object_get(r, "rank")));
     }
     json_object_del(node, "regions");
@@ -592,6 +608,8 @@ static void summary(json_t *doc, const char *path, int written)
   }
   json_array_foreach(json_object_get(doc, "regions"), i, r) {
     json_t *re = json_object_get(r, "energy_j");
+    json_t *rc = json_object_get(r, "coverage");
+    char part[64] = "";
 
     if (i == 8) {
       pmon__say("... %zu more regions in the report",
@@ -602,11 +620,16 @@ static void summary(json_t *doc, const char *path, int written)
       human_energy(json_number_value(re), a, sizeof a);
     else
       snprintf(a, sizeof a, "energy not measured");
-    pmon__say("region %s: %lld pairs, %.3f s, %s%s",
+    /* Energy that covers only part of the region says so. */
+    if (json_is_number(re) && json_is_number(rc) &&
+        json_number_value(rc) < PMON_COVERAGE_FULL)
+      snprintf(part, sizeof part, ", measured over %.0f%% of its time",
+               100 * json_number_value(rc));
+    pmon__say("region %s: %lld pairs, %.3f s, %s%s%s",
               json_string_value(json_object_get(r, "name")),
               (long long)json_integer_value(json_object_get(r, "count")),
               json_real_value(json_object_get(r, "time_s")), a,
-              est && json_is_number(re) ? " (estimated)" : "");
+              est && json_is_number(re) ? " (estimated)" : "", part);
   }
   io_summary(json_object_get(doc, "io"));
   coverage_summary(json_object_get(doc, "nodes"));

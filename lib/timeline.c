@@ -40,13 +40,14 @@ int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
   return 0;
 }
 
-void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, const double *e,
-                      int nch)
+void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
+                      const double *e, int nch)
 {
   uint64_t seq = atomic_load_explicit(&tl->seq, memory_order_relaxed);
   struct pmon_tl_sample *s = &tl->s[seq % PMON_RING];
 
   s->t_ns = t_ns;
+  s->covered_ns = covered_ns;
   memcpy(s->e, e, (size_t)nch * sizeof *e);
   atomic_store_explicit(&tl->seq, seq + 1, memory_order_release);
 }

@@ -113,6 +113,7 @@ struct node {
 struct region {
   const char *name;
   double count, time_s, energy_j, power_w, unclosed;
+  double coverage; /* Share of its time measured, 0 to 1; NAN if absent. */
   double share;  /* Percent of the job's energy, NAN when unknown. */
   size_t index;  /* Position in the file, to keep sorting stable. */
 };
@@ -288,6 +289,7 @@ static const struct field region_fields[] = {
   FIELD(struct region, name, K_STR),    FIELD(struct region, count, K_COUNT),
   FIELD(struct region, time_s, K_NUM),  FIELD(struct region, energy_j, K_NUM),
   FIELD(struct region, power_w, K_NUM), FIELD(struct region, unclosed, K_COUNT),
+  FIELD(struct region, coverage, K_NUM),
 };
 
 static const struct field io_fields[] = {
@@ -600,6 +602,7 @@ static const struct column region_cols[] = {
   COL("energy_j", "energy_j", struct region, energy_j, C_NUM, 1),
   COL("power_w", "power_w", struct region, power_w, C_NUM, 1),
   COL("share", "share_pct", struct region, share, C_PCT, 1),
+  COL(NULL, "coverage", struct region, coverage, C_NUM, 3),
 };
 
 static const struct column event_cols[] = {
@@ -1021,6 +1024,12 @@ static void print_text(FILE *out, const struct report *r, unsigned sections) {
         fprintf(out, "note: region '%s' was still open at finalize %.0f "
                 "time(s) and was closed there\n",
                 sorted[i].name ? sorted[i].name : "-", sorted[i].unclosed);
+    for (size_t i = 0; i < r->nregions; i++)
+      if (sorted[i].coverage < 0.995) /* false for NAN */
+        fprintf(out, "note: region '%s' was measured over %.0f%% of its "
+                "time: its energy covers that share only\n",
+                sorted[i].name ? sorted[i].name : "-",
+                100 * sorted[i].coverage);
     free(sorted);
     gap = "\n";
   }
