@@ -813,12 +813,18 @@ static void show_site(const struct node *n)
   if (s->nlines == 0)
     wrapf("site file:", "%s: no meter lines: no outlet, BMC or multimeter "
           "is mapped to any node", path);
+  else if (n->total >= 0 &&
+           !(n->entries[n->total].m.flags & PMON_DRV_ESTIMATED))
+    wrapf("site file:", "%s: no meter line for %s (%d for other nodes)",
+          path, n->name, s->nlines);
   else
     wrapf("site file:", "%s: no meter line for %s: its %d pattern%s %s%s "
           "match%s other nodes", path, n->name, s->nlines,
           s->nlines > 1 ? "s" : "", lines,
           s->nlines > PATTERNS_MAX ? ", ..." : "",
           s->nlines > 1 ? "" : "es");
+  if (n->total >= 0 && !(n->entries[n->total].m.flags & PMON_DRV_ESTIMATED))
+    return; /* measured without: the mapping is not missed */
   wrapf("fix:", "no outlet mapping: no meter outside the node is named for "
         "%s. An administrator adds a line for it to %s (pmon-site(5)), "
         "for example\n"
@@ -1193,8 +1199,8 @@ static void readings(struct node *n, double window_s, double time_s)
   printf("; columns METER:CHANNEL\n");
   live_heading(n, width);
   for (uint64_t k = 1; !interrupted; k++) {
-    if (time_s > 0 && (double)k * window_s > time_s + 1e-9)
-      break;
+    if (time_s > 0 && k > 1 && (double)k * window_s > time_s + 1e-9)
+      break; /* at least one line */
     read_until(n, start + k * win, 1);
     if (interrupted)
       break;
