@@ -194,6 +194,18 @@ const char *pmon__site_path(int *is_default);
 int pmon__site_meters(const char *node, struct pmon_spec *specs, int max,
                       int *n);
 int pmon__site_secrets(struct pmon_spec *spec);
+/* Called for each "meter" line of the site file, in order, with its line
+ * number, its pattern and whether the pattern matches the node.  Only the
+ * pattern is passed: a specification that is not the node's is never
+ * parsed, since it may hold a secret. */
+typedef void pmon__site_line_fn(void *arg, int lineno, const char *pattern,
+                                int match);
+/* As pmon__site_meters(); LINES[i], when LINES is not NULL, gets the line
+ * number of SPECS[i], and SEEN, when not NULL, sees every meter line.
+ * For pmon-meters(1). */
+int pmon__site_meters_lines(const char *node, struct pmon_spec *specs,
+                            int *lines, int max, int *n,
+                            pmon__site_line_fn *seen, void *arg);
 
 /* lib/timeline.c */
 uint64_t pmon__tl_seq(const struct pmon_tl *tl);
@@ -224,6 +236,8 @@ struct json_t;
 struct json_t *pmon__regions_json(void);
 
 /* lib/node.c */
+/* This process's node name into BUF: PMON_NODE, else the host name. */
+void pmon__node_name(char *buf, size_t size);
 int pmon__node_setup(void);
 int pmon__node_share(void);
 void pmon__node_teardown(void);

@@ -24,7 +24,7 @@
 
 #define TAG_GATHER 7301
 
-static void node_name_of(char *buf, size_t size)
+void pmon__node_name(char *buf, size_t size)
 {
   const char *v = getenv(PMON_ENV_NODE);
 
@@ -55,7 +55,7 @@ int pmon__node_setup(void)
 
   g->world = g->node = g->leaders = MPI_COMM_NULL;
   g->win = MPI_WIN_NULL;
-  node_name_of(g->node_name, sizeof g->node_name);
+  pmon__node_name(g->node_name, sizeof g->node_name);
   PMPI_Initialized(&init);
   if (init)
     PMPI_Finalized(&fini);

@@ -102,12 +102,13 @@ static int secrets_allowed(FILE *f, const char *path)
 
 /*
  * Read the whole file: check its syntax; with NODE, append the specs of
- * NODE's meter lines to SPECS (*N of MAX so far); with SPEC, add the
- * secrets of the secret line named NAME to SPEC.
+ * NODE's meter lines to SPECS (*N of MAX so far), their line numbers to
+ * LINES when not NULL, and call SEEN (when not NULL) for every meter line;
+ * with SPEC, add the secrets of the secret line named NAME to SPEC.
  */
-static int site_scan(const char *node, struct pmon_spec *specs, int max,
-                     int *n, const char *name, struct pmon_spec *spec,
-                     int *found)
+static int site_scan(const char *node, struct pmon_spec *specs, int *lines,
+                     int max, int *n, pmon__site_line_fn *seen, void *arg,
+                     const char *name, struct pmon_spec *spec, int *found)
 {
   char line[SITE_LINE], *w[2 + PMON_SECRET_MAX + 1];
   const char *path;
@@ -129,7 +130,11 @@ static int site_scan(const char *node, struct pmon_spec *specs, int max,
     if (nw == 0 || w[0][0] == '#')
       continue;
     if (strcmp(w[0], "meter") == 0 && nw == 3) {
-      if (node == NULL || fnmatch(w[1], node, 0) != 0)
+      int match = node != NULL && fnmatch(w[1], node, 0) == 0;
+
+      if (node != NULL && seen != NULL)
+        seen(arg, lineno, w[1], match);
+      if (!match)
         continue;
       if (*n == max) {
         rc = pmon__fail(PMON_ECONFIG, "site file %s:%d: more than %d meters "
@@ -139,6 +144,8 @@ static int site_scan(const char *node, struct pmon_spec *specs, int max,
           rc = pmon__fail(PMON_ECONFIG, "site file %s:%d: meter \"%s\": "
                           "no driver \"%s\" in this build", path, lineno,
                           specs[*n].text, specs[*n].driver);
+        else if (lines != NULL)
+          lines[(*n)++] = lineno;
         else
           (*n)++;
       }
@@ -176,7 +183,14 @@ static int site_scan(const char *node, struct pmon_spec *specs, int max,
 int pmon__site_meters(const char *node, struct pmon_spec *specs, int max,
                       int *n)
 {
-  return site_scan(node, specs, max, n, NULL, NULL, NULL);
+  return site_scan(node, specs, NULL, max, n, NULL, NULL, NULL, NULL, NULL);
+}
+
+int pmon__site_meters_lines(const char *node, struct pmon_spec *specs,
+                            int *lines, int max, int *n,
+                            pmon__site_line_fn *seen, void *arg)
+{
+  return site_scan(node, specs, lines, max, n, seen, arg, NULL, NULL, NULL);
 }
 
 int pmon__site_secrets(struct pmon_spec *spec)
@@ -193,7 +207,8 @@ int pmon__site_secrets(struct pmon_spec *spec)
     if (strcmp(spec->params[k].key, "secret") != 0)
       spec->params[j++] = spec->params[k];
   spec->nparams = j;
-  if ((rc = site_scan(NULL, NULL, 0, NULL, copy, spec, &found)) != 0)
+  if ((rc = site_scan(NULL, NULL, NULL, 0, NULL, NULL, NULL, copy, spec,
+                      &found)) != 0)
     return rc;
   if (!found) {
     int dflt;

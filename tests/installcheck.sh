@@ -48,4 +48,10 @@ PMON_OUTPUT=$TMP/s.json "$bindir/pmon-run" -- sleep 0.2 2> "$TMP/err"
 grep -q "cannot" "$TMP/err" && fail "pmon-run: $(cat "$TMP/err")" ||
   pass "installed pmon-run finds its preload library"
 [ -s "$TMP/s.json" ] && pass "pmon-run report" || fail "pmon-run report"
+
+# PMON_METERS=estimate: a reading, and exit 1 (no measured meter).
+"$bindir/pmon-meters" -i 0.5 > "$TMP/meters" 2>&1
+[ $? = 1 ] && grep -q "^  node total .* W (meter 1, estimated)" "$TMP/meters" &&
+  pass "installed pmon-meters reads the estimate" ||
+  fail "pmon-meters: $(cat "$TMP/meters")"
 [ $failures = 0 ] || { echo "$failures installcheck(s) failed"; exit 1; }

@@ -1,0 +1,1480 @@
+/*
+ * pmon-meters - the meters this node would use, their channels and live
+ * readings, and why a meter is missing: pmon-meters [options].
+ *
+ * It chooses the meters the way the node leader of a job does
+ * (lib/meter.c): the meters PMON_METERS (or -m) names; or, with "auto",
+ * the site file's meters for this node, then the first driver that auto
+ * detection finds, then the estimate when no meter opened.  It uses the
+ * library's own code for all of it (pmon__meters_parse(), the site file,
+ * the drivers' probe and open), so that what it says is what a job does.
+ * A meter that cannot be used is shown with the driver's one-line reason
+ * and a hint for the administrator drawn from it.
+ *
+ * Secrets: only the redacted text of a specification (struct pmon_spec's
+ * text and path), the site file's patterns and the drivers' messages are
+ * printed; the secrets reach the driver's open() and nothing else.
+ *
+ * Exit status: 0 when at least one measured (not estimated) meter works,
+ * 1 when none does (only the estimate, or nothing), 2 on a usage error or
+ * a configuration that a job would refuse (PMON_ECONFIG).  pmon-meters(1).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <math.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pmon.h"
+#include "core.h"
+#include "env.h"
+
+#define PROG "pmon-meters"
+#define WIDTH 79        /* hints are wrapped at this column */
+#define INDENT 15       /* where the text of a field starts */
+#define WHY_MAX 512     /* a driver's message, as pmon_errmsg() holds it */
+#define PATTERNS_MAX 8  /* site file lines named when none matches */
+#define MAX_TIME_S 1e6  /* -t and -i: at most about eleven days */
+
+/* Exit statuses. */
+enum { EXIT_MEASURED = 0, EXIT_UNMEASURED = 1, EXIT_CONFIG = 2 };
+
+/* Where a meter of the node's list comes from. */
+enum source { SRC_ENV, SRC_OPTION, SRC_SITE, SRC_AUTO, SRC_FALLBACK };
+
+/*
+ * A meter's readings in the window being measured.  Counter meters: the
+ * power is the rise of the counts from the window's base (the last new
+ * reading of the window before) to its last new reading, over the time
+ * between them; a reading is stamped with the time it was taken, and a
+ * value the driver marks stale keeps the time of the reading that first
+ * saw it.  Sampled meters: the mean of the window's new readings.
+ *
+ * The very first reading may show a value published some time before it
+ * was read, which only a driver that marks stale readings can say.  So
+ * it is the base only for a driver that never did; for the others the
+ * first new reading after it is.
+ */
+struct window {
+  uint64_t due_ns;            /* next reading */
+  int primed;                 /* a first reading exists */
+  int base_uncertain;         /* the base is that first reading */
+  int saw_stale;              /* the driver marked a reading stale */
+  int have_first, have_last;
+  uint64_t base_ns, first_ns, last_ns;
+  uint64_t base_raw[PMON_CH_MAX], first_raw[PMON_CH_MAX];
+  uint64_t last_raw[PMON_CH_MAX];
+  double sum_w[PMON_CH_MAX];
+  int nsum;
+  int went_back;              /* counters went back: no figure */
+  int failing;                /* in a run of failed reads */
+  unsigned long nok, nfail;
+  int why_rc;
+  char why[WHY_MAX];          /* the last failed read's message */
+};
+
+/* One meter of the node's list. */
+struct entry {
+  struct pmon_spec spec;      /* as listed: its text holds no secret */
+  enum source source;
+  int line;                   /* SRC_SITE: the line of the site file */
+  struct pmon_meter m;        /* when open: a copy of spec, with secrets */
+  int open;
+  int rc;                     /* open()'s error when not open */
+  char why[WHY_MAX];          /* ... and its message */
+  struct window w;
+  double watts[PMON_CH_MAX];  /* the last window's figures */
+  int have_watts;
+};
+
+/* What auto detection did with one driver. */
+enum tried_what {
+  T_EXTERNAL,   /* not probed: a device outside the node */
+  T_NOT_FOUND,  /* probe() said no */
+  T_OPEN_FAILED,
+  T_USED,
+  T_NOT_TRIED,  /* an earlier driver was chosen */
+  T_FALLBACK_USED,
+  T_FALLBACK_UNUSED
+};
+
+struct tried {
+  const struct pmon_driver *drv;
+  enum tried_what what;
+  int rc;
+  int meter;                  /* T_USED, T_FALLBACK_USED: its number */
+  char why[WHY_MAX];
+};
+
+/* The site file's meter lines, as seen while looking for this node's. */
+struct site_seen {
+  int nlines, nmatch;
+  int line[PATTERNS_MAX];
+  char pattern[PATTERNS_MAX][64];
+};
+
+/* Everything this run found, in the order it is printed. */
+struct node {
+  char name[256];
+  int automatic;
+  int nentries;
+  struct entry entries[PMON_METER_MAX];
+  int ntried;
+  struct tried tried[32];
+  struct site_seen site;
+  int site_rc;
+  char site_why[WHY_MAX];
+  int total;                  /* the entry giving the node total, or -1 */
+  int config_error;           /* a job would refuse this configuration */
+};
+
+struct options {
+  const char *meters;   /* -m LIST, or NULL for PMON_METERS */
+  double time_s;        /* -t: live readings for that long, 0 until
+                           interrupted; < 0: one reading */
+  double interval_s;    /* -i: one reading per that many seconds; 0: the
+                           longest meter interval, at least 1 s */
+  int list_only;        /* -l */
+  int drivers;          /* -d */
+};
+
+/* Set by SIGINT and SIGTERM: the only thing a signal handler touches. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+  (void)sig;
+  interrupted = 1;
+}
+
+/* ---- Output helpers ---------------------------------------------------- */
+
+/*
+ * Print "  LABEL" padded to INDENT, then TEXT wrapped at WIDTH with its
+ * continuation lines indented to INDENT.  A '\n' in TEXT breaks the line,
+ * and the blanks after it are kept (for an example set apart).
+ */
+static void wrap(const char *label, const char *text)
+{
+  int col = printf("  %-*s", INDENT - 3, label) + 1;
+  const char *p = text;
+  int first = 1;
+
+  printf(" ");
+  while (*p != '\0') {
+    size_t n;
+
+    if (*p == '\n') {
+      printf("\n%*s", INDENT, "");
+      col = INDENT;
+      first = 1;
+      for (p++; *p == ' '; p++)
+        col += printf(" ");
+      continue;
+    }
+    if (*p == ' ') {
+      p++;
+      continue;
+    }
+    n = strcspn(p, " \n");
+    if (!first && col + 1 + (int)n > WIDTH) {
+      printf("\n%*s", INDENT, "");
+      col = INDENT;
+    } else if (!first) {
+      col += printf(" ");
+    }
+    col += printf("%.*s", (int)n, p);
+    first = 0;
+    p += n;
+  }
+  printf("\n");
+}
+
+PMON_PRINTF(2, 3)
+static void wrapf(const char *label, const char *fmt, ...)
+{
+  char buf[2048];
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  wrap(label, buf);
+}
+
+/* A field whose text is printed as it is, on one line. */
+PMON_PRINTF(2, 3)
+static void field(const char *label, const char *fmt, ...)
+{
+  va_list ap;
+
+  printf("  %-*s ", INDENT - 3, label);
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+}
+
+static const char *domain_name(enum pmon_domain d)
+{
+  switch (d) {
+  case PMON_DOM_NODE:
+    return "node";
+  case PMON_DOM_CPU:
+    return "cpu";
+  case PMON_DOM_MEMORY:
+    return "memory";
+  case PMON_DOM_ACCEL:
+    return "accel";
+  default:
+    return "other";
+  }
+}
+
+/* "counter, measured" or "sampled, measured, external", for FLAGS. */
+static const char *kind_text(unsigned flags, char *buf, size_t size)
+{
+  snprintf(buf, size, "%s, %s%s",
+           flags & PMON_DRV_COUNTER ? "counter" : "sampled",
+           flags & PMON_DRV_ESTIMATED ? "estimated" : "measured",
+           flags & PMON_DRV_EXTERNAL ? ", external" : "");
+  return buf;
+}
+
+/* How auto detection treats DRV, in a word. */
+static const char *found_by(const struct pmon_driver *drv)
+{
+  if (drv->flags & PMON_DRV_ESTIMATED)
+    return "fallback";
+  if (drv->flags & PMON_DRV_EXTERNAL)
+    return "named";
+  return "auto";
+}
+
+/* ---- Why a meter is missing, and what an administrator can do -------- */
+
+enum trouble {
+  TR_OTHER,
+  TR_CONFIG, /* the specification or the site file is wrong */
+  TR_NAMED,  /* an external driver: auto has no address to try */
+  TR_PERM,   /* EACCES, EPERM */
+  TR_CRED,   /* the device refused the credentials */
+  TR_BUSY,   /* another process holds the device */
+  TR_NOTDEV, /* not the kind of device the driver reads */
+  TR_ABSENT, /* ENOENT, ENODEV, ENXIO, HTTP 404 */
+  TR_SILENT, /* a device on a line that does not answer */
+  TR_NET,    /* a host that cannot be reached or does not answer */
+  TR_FORMAT  /* the device answered something unexpected */
+};
+
+static int has(const char *msg, const char *what)
+{
+  return strstr(msg, what) != NULL;
+}
+
+static int has_errno(const char *msg, int e)
+{
+  return has(msg, strerror(e));
+}
+
+/* Whether SPEC names a device of this node by its path (a serial line)
+ * rather than a host. */
+static int local_device(const struct pmon_spec *spec)
+{
+  return spec->path[0] == '/' && spec->path[1] != '/';
+}
+
+/*
+ * The kind of trouble behind a driver's error RC with message MSG for
+ * SPEC.  Drivers return PMON_E* codes and put strerror(3) text or the
+ * device's own words in their message; this reads both, in the C locale
+ * the program runs in.
+ */
+static enum trouble classify(int rc, const char *msg,
+                             const struct pmon_spec *spec)
+{
+  if (rc == PMON_ECONFIG)
+    return TR_CONFIG;
+  if (has(msg, "not probed") || has(msg, "not detected") ||
+      has(msg, "no BMC named"))
+    return TR_NAMED;
+  if (has_errno(msg, EACCES) || has_errno(msg, EPERM))
+    return TR_PERM;
+  if (has(msg, "credentials") || has(msg, "authorizationError") ||
+      has(msg, "Authentication failure") || has(msg, "Unknown user name") ||
+      has(msg, "HTTP 401") || has(msg, "HTTP 403"))
+    return TR_CRED;
+  if (has(msg, "in use by another process") || has_errno(msg, EBUSY))
+    return TR_BUSY;
+  if (has(msg, "not a serial line") || has_errno(msg, ENOTTY) ||
+      has(msg, "*IDN? answered"))
+    return TR_NOTDEV;
+  if (has_errno(msg, ENOENT) || has_errno(msg, ENODEV) ||
+      has_errno(msg, ENXIO) || has(msg, "HTTP 404"))
+    return TR_ABSENT;
+  if (local_device(spec) && (has(msg, "no answer") || has(msg, "hung up") ||
+                             has(msg, "flow control")))
+    return TR_SILENT;
+  if (has(msg, "no answer") || has(msg, "unreachable") ||
+      has(msg, "timed out") || has(msg, "Timeout") ||
+      has_errno(msg, ECONNREFUSED) || has_errno(msg, EHOSTUNREACH) ||
+      has_errno(msg, ENETUNREACH) || has_errno(msg, ETIMEDOUT) ||
+      has(msg, "Couldn't connect") || has(msg, "Could not resolve") ||
+      has(msg, "SNMP session") || has(msg, "Unknown host"))
+    return TR_NET;
+  if (rc == PMON_EFORMAT)
+    return TR_FORMAT;
+  return TR_OTHER;
+}
+
+/*
+ * The file a message is about: what follows "pmon: DRIVER: " up to the
+ * next ": ", when it is an absolute path; "" when there is none.
+ */
+static void path_in(const char *msg, char *buf, size_t size)
+{
+  const char *p = msg, *q;
+
+  buf[0] = '\0';
+  if (strncmp(p, "pmon: ", 6) == 0)
+    p += 6;
+  if ((q = strstr(p, ": ")) == NULL)
+    return;
+  p = q + 2;
+  if (*p != '/')
+    return;
+  q = strstr(p, ": ");
+  snprintf(buf, size, "%.*s", q != NULL ? (int)(q - p) : (int)strlen(p), p);
+}
+
+/* The HOST[:PORT] of a specification whose path is //HOST[:PORT]/... (the
+ * path holds no user information: pmon__spec_parse() took it out). */
+static void host_in(const struct pmon_spec *spec, char *buf, size_t size)
+{
+  const char *p = spec->path;
+
+  buf[0] = '\0';
+  if (strncmp(p, "//", 2) == 0)
+    snprintf(buf, size, "%.*s", (int)strcspn(p + 2, "/?#"), p + 2);
+}
+
+static const char *user_name(char *buf, size_t size)
+{
+  struct passwd *pw = getpwuid(geteuid());
+
+  if (pw != NULL)
+    snprintf(buf, size, "%s", pw->pw_name);
+  else
+    snprintf(buf, size, "uid %u", (unsigned)geteuid());
+  return buf;
+}
+
+static int in_group(gid_t gid)
+{
+  gid_t groups[256];
+  int n = getgroups(256, groups);
+
+  if (gid == getegid())
+    return 1;
+  for (int i = 0; i < n; i++)
+    if (groups[i] == gid)
+      return 1;
+  return 0;
+}
+
+/* The hint for a file or device PATH this user may not open. */
+static void hint_perm(const char *path)
+{
+  char user[64], owner[64], group[64];
+  struct passwd *pw;
+  struct group *gr;
+  struct stat st;
+
+  user_name(user, sizeof user);
+  if (path[0] == '\0' || stat(path, &st) != 0) {
+    wrapf("fix:", "this user (%s) may not open the device. An administrator "
+          "can give the users read access to it (a group they share, or "
+          "for a device node a udev rule), or the measurement can run as a "
+          "user who may read it.", user);
+    return;
+  }
+  pw = getpwuid(st.st_uid);
+  snprintf(owner, sizeof owner, "%s", pw != NULL ? pw->pw_name : "?");
+  gr = getgrgid(st.st_gid);
+  if (gr != NULL)
+    snprintf(group, sizeof group, "%s", gr->gr_name);
+  else
+    snprintf(group, sizeof group, "%u", (unsigned)st.st_gid);
+  if (in_group(st.st_gid) && (st.st_mode & S_IRGRP)) {
+    wrapf("fix:", "%s (owner %s, group %s, mode %04o) is readable by this "
+          "user (%s) itself: a directory above it is not. An administrator "
+          "can give the users search access (x) to the directories on the "
+          "way, or the measurement can run as a user who may read it.",
+          path, owner, group, (unsigned)(st.st_mode & 07777), user);
+    return;
+  }
+  {
+    const char *grp = strcmp(group, "root") == 0 ? "pmon" : group;
+    const char *base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1
+                                                  : path;
+    char how[1024], keep[512] = "";
+
+    if (!in_group(st.st_gid) && strcmp(group, "root") != 0 &&
+        (st.st_mode & S_IRGRP))
+      snprintf(how, sizeof how, "add the users to group %s (usermod -aG %s "
+               "%s)", group, group, user);
+    else
+      snprintf(how, sizeof how, "give it a group of the users who may read "
+               "it (chgrp %s %s; chmod g+r %s)", grp, path, path);
+    if (strncmp(path, "/dev/", 5) == 0)
+      snprintf(keep, sizeof keep, " A device node keeps such settings only "
+               "through a udev rule, for example\n"
+               "  KERNEL==\"%s\", GROUP=\"%s\", MODE=\"0640\"\n", base,
+               grp);
+    else if (strncmp(path, "/sys/", 5) == 0)
+      snprintf(keep, sizeof keep, " A sysfs file loses them at boot: set "
+               "them from a udev rule or a tmpfiles.d(5) line, for "
+               "example\n  z %s 0640 root %s\n", path, grp);
+    wrapf("fix:", "%s is owner %s, group %s, mode %04o; this user (%s) may "
+          "not read it. An administrator can %s.%s Or the measurement can "
+          "run as a user who may read it.", path, owner, group,
+          (unsigned)(st.st_mode & 07777), user, how, keep);
+  }
+}
+
+/* The hint for a PATH that does not exist (or "HTTP 404", or "") for the
+ * meter SPEC from SOURCE. */
+static void hint_absent(const char *path, const struct pmon_spec *spec,
+                        enum source source)
+{
+  char dir[PATH_MAX];
+  struct stat st;
+  char *slash;
+
+  if (strcmp(spec->driver, "pm_counters") == 0 && source == SRC_AUTO) {
+    wrapf("fix:", "this node publishes no pm_counters: it is not a Cray XC "
+          "or HPE Cray EX compute node (they are under %s/cray/pm_counters "
+          "there), or PMON_SYSFS_ROOT points to the wrong place. Other "
+          "meters are named in the site file or PMON_METERS.",
+          pmon__sysfs_root());
+    return;
+  }
+  if (has(path, "HTTP 404") || path[0] == '\0') {
+    wrapf("fix:", "the device has no such resource or path: check the "
+          "specification against pmon-driver-%s(7), and that the device "
+          "named is this node's.", spec->driver);
+    return;
+  }
+  snprintf(dir, sizeof dir, "%s", path);
+  while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+    *slash = '\0';
+    if (stat(dir, &st) == 0)
+      break;
+  }
+  if (slash == dir)
+    snprintf(dir, sizeof dir, "/");
+  wrapf("fix:", "%s does not exist on this node (%s does): the path in the "
+        "specification is wrong, or this node has no such device. Name the "
+        "device this node has, in the site file or PMON_METERS.",
+        path, dir);
+}
+
+/* The hint for the host of SPEC, which does not answer. */
+static void hint_net(const struct pmon_spec *spec)
+{
+  char host[256];
+  const char *how = "";
+
+  host_in(spec, host, sizeof host);
+  if (strcmp(spec->driver, "eaton") == 0)
+    how = " SNMP uses UDP port 161 unless the specification gives another. "
+          "An SNMP agent does not answer a wrong community at all: check "
+          "the community too.";
+  else if (strcmp(spec->driver, "redfish") == 0)
+    how = " Redfish uses TCP port 443 (80 with scheme=http) unless the "
+          "specification gives another; the BMC's Redfish service must be "
+          "on.";
+  wrapf("fix:", "%s%s does not answer this node. Check that it is up, that "
+        "its name resolves here, and that nothing (a firewall, a route) "
+        "stands between them.%s",
+        host[0] != '\0' ? "the host " : "the device", host, how);
+}
+
+/* Print the hint for trouble RC, MSG with the meter SPEC from SOURCE. */
+static void hint(int rc, const char *msg, const struct pmon_spec *spec,
+                 enum source source)
+{
+  char path[PATH_MAX];
+
+  path_in(msg, path, sizeof path);
+  switch (classify(rc, msg, spec)) {
+  case TR_CONFIG:
+    wrapf("fix:", "the configuration is wrong (see pmon-driver-%s(7) and "
+          "pmon-site(5)); a job with it does not start: pmon_init fails "
+          "with PMON_ECONFIG.", spec->driver);
+    break;
+  case TR_NAMED:
+    wrapf("fix:", "a meter outside the node is never guessed: name it for "
+          "this node with a line \"meter PATTERN SPEC\" in the site file "
+          "(pmon-site(5)), or in PMON_METERS.");
+    break;
+  case TR_PERM:
+    hint_perm(path);
+    break;
+  case TR_CRED:
+    wrapf("fix:", "the device refused the credentials. Check them in the "
+          "site file's \"secret\" line that the meter's secret=NAME names "
+          "(pmon-site(5)); keep them out of PMON_METERS, which other users "
+          "of the node may read.");
+    break;
+  case TR_BUSY:
+    wrapf("fix:", "another process has %s open (another job on this node, "
+          "or another pmon-meters): wait for it to end, or find it with "
+          "fuser %s.", path[0] != '\0' ? path : "the device",
+          path[0] != '\0' ? path : "DEVICE");
+    break;
+  case TR_NOTDEV:
+    wrapf("fix:", "what is there is not the device pmon-driver-%s(7) "
+          "reads: name the serial line the instrument is attached to.",
+          spec->driver);
+    break;
+  case TR_ABSENT:
+    hint_absent(has(msg, "HTTP 404") ? "HTTP 404" : path, spec, source);
+    break;
+  case TR_SILENT:
+    wrapf("fix:", "nothing answers on %s: check that the instrument is "
+          "switched on, attached to that line, and set to the baud rate "
+          "and line ending of the specification (pmon-driver-%s(7)).",
+          path[0] != '\0' ? path : spec->path, spec->driver);
+    break;
+  case TR_NET:
+    hint_net(spec);
+    break;
+  case TR_FORMAT:
+    wrapf("fix:", "the device answered, but not as pmon-driver-%s(7) "
+          "expects (the message says what): another model or firmware?",
+          spec->driver);
+    break;
+  default:
+    wrapf("fix:", "see pmon-driver-%s(7).", spec->driver);
+    break;
+  }
+}
+
+/* ---- Choosing and opening the meters ---------------------------------- */
+
+/* Open E's specification into E->m, with the site file's secrets, the
+ * way the library's open_one() does.  0, or the driver's error with its
+ * message in E->why. */
+static int entry_open(struct entry *e)
+{
+  const struct pmon_driver *drv = pmon__driver_find(e->spec.driver);
+  int rc;
+
+  memset(&e->m, 0, sizeof e->m);
+  e->m.drv = drv;
+  e->m.spec = e->spec;
+  e->m.interval_s = drv->interval_s;
+  e->m.flags = drv->flags;
+  pmon__clear_error();
+  if ((rc = pmon__site_secrets(&e->m.spec)) == 0) {
+    if (drv->priv_size > 0 &&
+        (e->m.priv = calloc(1, drv->priv_size)) == NULL)
+      rc = pmon__fail(PMON_ENOMEM, "%s: out of memory", e->spec.text);
+    else if ((rc = drv->open(&e->m)) != 0) {
+      free(e->m.priv);
+      e->m.priv = NULL;
+    }
+  }
+  e->rc = rc;
+  e->open = rc == 0;
+  if (rc != 0)
+    snprintf(e->why, sizeof e->why, "%s",
+             pmon_errmsg()[0] != '\0' ? pmon_errmsg() : pmon_strerror(rc));
+  return rc;
+}
+
+static void entry_close(struct entry *e)
+{
+  if (e->open && e->m.drv->close != NULL)
+    e->m.drv->close(&e->m);
+  free(e->m.priv);
+  e->m.priv = NULL;
+  e->open = 0;
+}
+
+/* Add SPEC to N's meters and open it.  A PMON_ECONFIG from a meter that
+ * a job must open (all but those auto detection tries) is a configuration
+ * a job refuses. */
+static struct entry *add_entry(struct node *n, const struct pmon_spec *spec,
+                               enum source source, int line)
+{
+  struct entry *e = &n->entries[n->nentries++];
+
+  memset(e, 0, sizeof *e);
+  e->spec = *spec;
+  e->source = source;
+  e->line = line;
+  if (entry_open(e) == PMON_ECONFIG && source != SRC_AUTO)
+    n->config_error = 1;
+  return e;
+}
+
+static void site_line_seen(void *arg, int lineno, const char *pattern,
+                           int match)
+{
+  struct site_seen *s = arg;
+
+  if (match)
+    s->nmatch++;
+  else if (s->nlines - s->nmatch < PATTERNS_MAX) {
+    int k = s->nlines - s->nmatch;
+
+    s->line[k] = lineno;
+    snprintf(s->pattern[k], sizeof s->pattern[k], "%s", pattern);
+  }
+  s->nlines++;
+}
+
+/* "auto": the site file's meters for this node, then the first driver
+ * whose probe and open succeed, else the estimate; as open_auto() does. */
+static void choose_auto(struct node *n)
+{
+  struct pmon_spec site[PMON_METER_MAX - 1], spec;
+  int lines[PMON_METER_MAX - 1], nsite = 0, chosen = 0, measured;
+
+  pmon__clear_error();
+  n->site_rc = pmon__site_meters_lines(n->name, site, lines,
+                                       PMON_METER_MAX - 1, &nsite,
+                                       site_line_seen, &n->site);
+  if (n->site_rc != 0) {
+    snprintf(n->site_why, sizeof n->site_why, "%s", pmon_errmsg());
+    n->config_error = 1;
+    nsite = 0; /* a job stops here: pmon_init fails */
+  }
+  for (int i = 0; i < nsite; i++)
+    add_entry(n, &site[i], SRC_SITE, lines[i]);
+  for (int i = 0; pmon__drivers[i] != NULL; i++) {
+    const struct pmon_driver *drv = pmon__drivers[i];
+    struct tried *t;
+
+    if (n->ntried == (int)(sizeof n->tried / sizeof n->tried[0]))
+      break;
+    t = &n->tried[n->ntried++];
+    memset(t, 0, sizeof *t);
+    t->drv = drv;
+    if (drv->flags & PMON_DRV_ESTIMATED) {
+      t->what = T_FALLBACK_UNUSED;
+      continue;
+    }
+    if (drv->flags & PMON_DRV_EXTERNAL) {
+      t->what = T_EXTERNAL;
+      continue;
+    }
+    if (chosen) {
+      t->what = T_NOT_TRIED;
+      continue;
+    }
+    pmon__spec_parse(drv->name, &spec);
+    pmon__clear_error();
+    if (drv->probe != NULL && (t->rc = drv->probe(&spec)) != 0) {
+      t->what = T_NOT_FOUND;
+      snprintf(t->why, sizeof t->why, "%s", pmon_errmsg());
+      continue;
+    }
+    if (n->nentries == PMON_METER_MAX)
+      break;
+    if (add_entry(n, &spec, SRC_AUTO, 0)->open) {
+      t->what = T_USED;
+      t->meter = n->nentries;
+      chosen = 1;
+    } else {
+      struct entry *e = &n->entries[--n->nentries];
+
+      t->what = T_OPEN_FAILED;
+      t->rc = e->rc;
+      memcpy(t->why, e->why, sizeof t->why);
+    }
+  }
+  measured = 0;
+  for (int i = 0; i < n->nentries; i++)
+    measured |= n->entries[i].open;
+  if (measured || n->nentries == PMON_METER_MAX)
+    return;
+  pmon__spec_parse("estimate", &spec);
+  add_entry(n, &spec, SRC_FALLBACK, 0);
+  for (int i = 0; i < n->ntried; i++)
+    if (n->tried[i].drv->flags & PMON_DRV_ESTIMATED) {
+      struct tried *t = &n->tried[i];
+      const struct entry *e = &n->entries[n->nentries - 1];
+
+      t->what = e->open ? T_FALLBACK_USED : T_OPEN_FAILED;
+      t->meter = n->nentries;
+      t->rc = e->rc;
+      memcpy(t->why, e->why, sizeof t->why);
+    }
+}
+
+/* The node total: the first open measured meter with total channels,
+ * else the first estimated one, as pmon__meters_open() decides. */
+static int total_entry(const struct node *n)
+{
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < n->nentries; i++) {
+      const struct entry *e = &n->entries[i];
+
+      if (!e->open || ((e->m.flags & PMON_DRV_ESTIMATED) != 0) != pass)
+        continue;
+      for (int c = 0; c < e->m.nch; c++)
+        if (e->m.ch[c].flags & PMON_CH_TOTAL)
+          return i;
+    }
+  return -1;
+}
+
+/* ---- The listing ------------------------------------------------------- */
+
+static void show_site(const struct node *n)
+{
+  int dflt;
+  const char *path = pmon__site_path(&dflt);
+  const struct site_seen *s = &n->site;
+  struct stat st;
+  char lines[512] = "";
+
+  if (!n->automatic) {
+    wrapf("site file:", "%s%s: not read for meters, which PMON_METERS "
+          "names; a meter's secret=NAME still reads its secrets there",
+          path, dflt ? " (the default)" : "");
+    return;
+  }
+  if (n->site_rc != 0) {
+    wrapf("site file:", "%s: refused, so a job on this node does not "
+          "start:", path);
+    printf("%*s%s\n", INDENT, "", n->site_why);
+    if (has(n->site_why, "readable by others"))
+      wrapf("fix:", "a site file with secrets must be readable by its "
+            "owner only: chmod 600 %s.", path);
+    else if (has(n->site_why, "another user"))
+      wrapf("fix:", "a site file with secrets must belong to the user "
+            "who runs the job. A user keeps a site file of their own, "
+            "mode 0600, and names it in PMON_SITE_FILE.");
+    else if (has(n->site_why, "cannot read"))
+      wrapf("fix:", "PMON_SITE_FILE names a file that cannot be read: "
+            "correct it, or unset it for the default.");
+    else
+      wrapf("fix:", "correct the line named, as pmon-site(5) describes.");
+    return;
+  }
+  if (access(path, R_OK) != 0) {
+    int e = errno;
+
+    if (e == EACCES && stat(path, &st) == 0) {
+      wrapf("site file:", "%s: this user may not read it (mode %04o): its "
+            "meters are not used by this user's jobs", path,
+            (unsigned)(st.st_mode & 07777));
+      wrapf("fix:", "a site file that holds secrets must be mode 0600 and "
+            "belong to the user who runs the job, so a shared one cannot "
+            "hold them. An administrator can keep the secrets out of it "
+            "and make it readable (mode 0644), or a user can keep a site "
+            "file of their own, mode 0600, named in PMON_SITE_FILE.");
+    } else {
+      wrapf("site file:", "%s%s: none. Meters outside the node (a PDU "
+            "outlet, the BMC, a multimeter) are used only when a site file "
+            "or PMON_METERS names them (pmon-site(5)).",
+            path, dflt ? " (the default)" : "");
+    }
+    return;
+  }
+  if (s->nmatch > 0) {
+    int k = 0;
+
+    for (int i = 0; i < n->nentries; i++)
+      if (n->entries[i].source == SRC_SITE)
+        snprintf(lines + strlen(lines), sizeof lines - strlen(lines),
+                 "%s%d", k++ > 0 ? ", " : "", n->entries[i].line);
+    wrapf("site file:", "%s: %d of its %d meter lines for %s (line%s %s)",
+          path, s->nmatch, s->nlines, n->name, s->nmatch > 1 ? "s" : "",
+          lines);
+    return;
+  }
+  for (int k = 0; k < s->nlines && k < PATTERNS_MAX; k++)
+    snprintf(lines + strlen(lines), sizeof lines - strlen(lines),
+             "%s%s (line %d)", k > 0 ? ", " : "", s->pattern[k], s->line[k]);
+  if (s->nlines == 0)
+    wrapf("site file:", "%s: no meter lines: no outlet, BMC or multimeter "
+          "is mapped to any node", path);
+  else if (n->total >= 0 &&
+           !(n->entries[n->total].m.flags & PMON_DRV_ESTIMATED))
+    wrapf("site file:", "%s: no meter line for %s (%d for other nodes)",
+          path, n->name, s->nlines);
+  else
+    wrapf("site file:", "%s: no meter line for %s: its %d pattern%s %s%s "
+          "match%s other nodes", path, n->name, s->nlines,
+          s->nlines > 1 ? "s" : "", lines,
+          s->nlines > PATTERNS_MAX ? ", ..." : "",
+          s->nlines > 1 ? "" : "es");
+  if (n->total >= 0 && !(n->entries[n->total].m.flags & PMON_DRV_ESTIMATED))
+    return; /* measured without: the mapping is not missed */
+  wrapf("fix:", "no outlet mapping: no meter outside the node is named for "
+        "%s. An administrator adds a line for it to %s (pmon-site(5)), "
+        "for example\n"
+        "  meter  %s  eaton://PDU/outlet/N?secret=NAME\n"
+        "If the file knows this node by another name, set PMON_NODE to it.",
+        n->name, path, n->name);
+}
+
+static const char *source_text(const struct entry *e, char *buf,
+                               size_t size)
+{
+  int dflt;
+
+  switch (e->source) {
+  case SRC_ENV:
+    return "PMON_METERS";
+  case SRC_OPTION:
+    return "-m";
+  case SRC_SITE:
+    snprintf(buf, size, "site file %s, line %d", pmon__site_path(&dflt),
+             e->line);
+    return buf;
+  case SRC_AUTO:
+    return "auto-detected";
+  default:
+    return "the fallback: no measured meter opened";
+  }
+}
+
+static void show_entry(const struct node *n, int i)
+{
+  const struct entry *e = &n->entries[i];
+  const struct pmon_driver *drv = pmon__driver_find(e->spec.driver);
+  char buf[PMON_SPEC_MAX + 64];
+
+  printf("\nmeter %d: %s\n", i + 1, e->spec.text);
+  field("driver:", "%s: %s", drv->name, drv->description);
+  field("kind:", "%s",
+        kind_text(e->open ? e->m.flags : drv->flags, buf, sizeof buf));
+  field("interval:", "%.3g s", e->open ? e->m.interval_s : drv->interval_s);
+  field("source:", "%s", source_text(e, buf, sizeof buf));
+  if (!e->open) {
+    field("status:", "not usable: %s", e->why);
+    hint(e->rc, e->why, &e->spec, e->source);
+    return;
+  }
+  field("channels:", "%d", e->m.nch);
+  for (int c = 0; c < e->m.nch; c++) {
+    const struct pmon_channel *ch = &e->m.ch[c];
+    const char *total = "not in the node total";
+
+    if ((ch->flags & PMON_CH_TOTAL) && i == n->total)
+      total = "in the node total";
+    else if (ch->flags & PMON_CH_TOTAL)
+      snprintf(buf, sizeof buf, "not in the node total (meter %d gives it)",
+               n->total + 1), total = buf;
+    printf("    %-12s %-8s %s\n", ch->name, domain_name(ch->domain), total);
+  }
+}
+
+static void show_tried(const struct node *n)
+{
+  char what[64];
+
+  printf("\nauto detection, in the order it tries the drivers:\n");
+  for (int i = 0; i < n->ntried; i++) {
+    const struct tried *t = &n->tried[i];
+    struct pmon_spec spec;
+
+    switch (t->what) {
+    case T_EXTERNAL:
+      wrapf(t->drv->name, "not probed: outside the node, it is used when "
+            "the site file or PMON_METERS names it");
+      break;
+    case T_NOT_FOUND:
+    case T_OPEN_FAILED:
+      printf("  %-*s %s: %s\n", INDENT - 3, t->drv->name,
+             t->what == T_NOT_FOUND ? "not found" : "found, cannot open",
+             t->why);
+      pmon__spec_parse(t->drv->name, &spec);
+      hint(t->rc, t->why, &spec, SRC_AUTO);
+      break;
+    case T_USED:
+      snprintf(what, sizeof what, "used: meter %d", t->meter);
+      wrap(t->drv->name, what);
+      break;
+    case T_NOT_TRIED:
+      wrap(t->drv->name, "not tried: auto uses the first driver it finds");
+      break;
+    case T_FALLBACK_USED:
+      snprintf(what, sizeof what, "used: meter %d, no measured meter "
+               "opened", t->meter);
+      wrap(t->drv->name, what);
+      break;
+    case T_FALLBACK_UNUSED:
+      wrap(t->drv->name, "not used: a measured meter opened");
+      break;
+    }
+  }
+}
+
+/* ---- Readings ------------------------------------------------------- */
+
+static void sleep_until(uint64_t t_ns)
+{
+  while (!interrupted) {
+    uint64_t now = pmon__now_ns();
+    struct timespec ts;
+
+    if (now >= t_ns)
+      return;
+    ts.tv_sec = (time_t)((t_ns - now) / 1000000000u);
+    ts.tv_nsec = (long)((t_ns - now) % 1000000000u);
+    nanosleep(&ts, NULL);
+  }
+}
+
+/* Take one reading of E into its window; LIVE: say so when a meter starts
+ * or stops failing. */
+static void read_one(struct entry *e, int idx, int live)
+{
+  struct window *w = &e->w;
+  struct pmon_reading r;
+  uint64_t t0, t1, t;
+  int rc;
+
+  memset(&r, 0, sizeof r);
+  pmon__clear_error();
+  t0 = pmon__now_ns();
+  rc = e->m.drv->read(&e->m, &r);
+  t1 = pmon__now_ns();
+  t = t0 + (t1 - t0) / 2;
+  if (rc != 0) {
+    w->nfail++;
+    w->why_rc = rc;
+    snprintf(w->why, sizeof w->why, "%s",
+             pmon_errmsg()[0] != '\0' ? pmon_errmsg() : pmon_strerror(rc));
+    if (live && !w->failing)
+      printf("meter %d: read failed: %s\n", idx + 1, w->why);
+    w->failing = 1;
+    return;
+  }
+  if (live && w->failing)
+    printf("meter %d: reading again after %lu failed reads\n", idx + 1,
+           w->nfail);
+  w->failing = 0;
+  w->nok++;
+  if (r.events & PMON_EV_RESET)
+    w->went_back = 1;
+  if (!(e->m.flags & PMON_DRV_COUNTER)) {
+    if (w->primed && r.stale)
+      return;
+    w->primed = 1;
+    for (int c = 0; c < e->m.nch; c++)
+      w->sum_w[c] += r.watts[c];
+    w->nsum++;
+    return;
+  }
+  if (!w->primed) {
+    w->primed = w->base_uncertain = 1;
+    w->base_ns = t;
+    memcpy(w->base_raw, r.raw, sizeof r.raw);
+    return;
+  }
+  if (r.stale) {
+    w->saw_stale = 1;
+    return;
+  }
+  if (w->base_uncertain && !w->have_first) {
+    w->have_first = 1;
+    w->first_ns = t;
+    memcpy(w->first_raw, r.raw, sizeof r.raw);
+  }
+  w->have_last = 1;
+  w->last_ns = t;
+  memcpy(w->last_raw, r.raw, sizeof r.raw);
+}
+
+/* Turn E's window into watts per channel in E->watts and start the next
+ * window; 0 when the window gives no figure. */
+static int close_window(struct entry *e)
+{
+  struct window *w = &e->w;
+  int ok = 0;
+
+  if (e->m.flags & PMON_DRV_COUNTER) {
+    if (w->base_uncertain && w->saw_stale && w->have_first) {
+      /* The first new value has a time; the first reading's had not. */
+      w->base_ns = w->first_ns;
+      memcpy(w->base_raw, w->first_raw, sizeof w->base_raw);
+    }
+    if (w->have_first)
+      w->base_uncertain = 0;
+    if (w->primed && w->have_last && w->last_ns > w->base_ns) {
+      double dt = (double)(w->last_ns - w->base_ns) * 1e-9;
+
+      ok = 1;
+      for (int c = 0; c < e->m.nch; c++) {
+        uint64_t prev = w->base_raw[c], now = w->last_raw[c], d;
+
+        if (now >= prev)
+          d = now - prev;
+        else if (e->m.ch[c].range != 0 && prev < e->m.ch[c].range)
+          d = e->m.ch[c].range - prev + now; /* wrapped */
+        else
+          ok = 0, d = 0; /* restarted: nothing to say */
+        e->watts[c] = (double)d * e->m.ch[c].scale / dt;
+      }
+      if (w->went_back)
+        ok = 0;
+      w->base_ns = w->last_ns;
+      memcpy(w->base_raw, w->last_raw, sizeof w->base_raw);
+      w->have_last = 0;
+    }
+  } else if (w->nsum > 0) {
+    ok = 1;
+    for (int c = 0; c < e->m.nch; c++)
+      e->watts[c] = w->sum_w[c] / w->nsum;
+    memset(w->sum_w, 0, sizeof w->sum_w);
+    w->nsum = 0;
+  }
+  w->went_back = 0;
+  e->have_watts = ok;
+  return ok;
+}
+
+/*
+ * Read every open meter, each at its own interval, until END_NS: the
+ * meters are read one after the other, so a slow one delays the others.
+ */
+static void read_until(struct node *n, uint64_t end_ns, int live)
+{
+  while (!interrupted) {
+    struct entry *next = NULL;
+    int idx = -1;
+
+    for (int i = 0; i < n->nentries; i++) {
+      struct entry *e = &n->entries[i];
+
+      if (e->open && (next == NULL || e->w.due_ns < next->w.due_ns))
+        next = e, idx = i;
+    }
+    if (next == NULL || next->w.due_ns > end_ns)
+      break;
+    sleep_until(next->w.due_ns);
+    if (interrupted)
+      break;
+    read_one(next, idx, live);
+    next->w.due_ns += (uint64_t)(next->m.interval_s * 1e9);
+    if (next->w.due_ns <= pmon__now_ns()) /* late: no catching up */
+      next->w.due_ns = pmon__now_ns() + (uint64_t)(next->m.interval_s * 1e9);
+  }
+  sleep_until(end_ns);
+}
+
+/* The node total of the last window, or NAN. */
+static double node_total(const struct node *n)
+{
+  const struct entry *e;
+  double sum = 0;
+
+  if (n->total < 0 || !n->entries[n->total].have_watts)
+    return NAN;
+  e = &n->entries[n->total];
+  for (int c = 0; c < e->m.nch; c++)
+    if (e->m.ch[c].flags & PMON_CH_TOTAL)
+      sum += e->watts[c];
+  return sum;
+}
+
+static void show_readings(const struct node *n, double window_s)
+{
+  printf("\nreadings over %.3g s:\n", window_s);
+  for (int i = 0; i < n->nentries; i++) {
+    const struct entry *e = &n->entries[i];
+
+    if (!e->open) {
+      printf("  meter %d: not usable (see above)\n", i + 1);
+      continue;
+    }
+    printf("  meter %d: %s\n", i + 1, e->spec.text);
+    if (e->w.nfail > 0 && e->w.nok == 0) {
+      printf("    read failed: %s\n", e->w.why);
+      hint(e->w.why_rc, e->w.why, &e->spec, e->source);
+      continue;
+    }
+    for (int c = 0; c < e->m.nch; c++) {
+      if (e->have_watts)
+        printf("    %-12s %10.1f W\n", e->m.ch[c].name, e->watts[c]);
+      else
+        printf("    %-12s %10s W\n", e->m.ch[c].name, "-");
+    }
+    if (!e->have_watts)
+      printf("    no figure: %s\n",
+             e->w.nfail > 0 ? e->w.why
+                            : "no new value in the time (a longer -i?)");
+  }
+  if (n->total >= 0 && !isnan(node_total(n)))
+    printf("  %-14s %10.1f W (meter %d%s)\n", "node total", node_total(n),
+           n->total + 1,
+           n->entries[n->total].m.flags & PMON_DRV_ESTIMATED ? ", estimated"
+                                                             : "");
+  else
+    printf("  node total: none\n");
+}
+
+/* The heading of the live table: "time", then METER:CHANNEL columns. */
+static void live_heading(const struct node *n, int *width)
+{
+  char h[PMON_CH_NAME_MAX + 16];
+  int k = 0;
+
+  printf("%8s", "time");
+  for (int i = 0; i < n->nentries; i++)
+    for (int c = 0; n->entries[i].open && c < n->entries[i].m.nch; c++) {
+      snprintf(h, sizeof h, "%d:%s", i + 1, n->entries[i].m.ch[c].name);
+      width[k] = (int)strlen(h) + 2 > 9 ? (int)strlen(h) + 2 : 9;
+      printf("%*s", width[k++], h);
+    }
+  printf("%9s\n", "total");
+}
+
+static void live_line(const struct node *n, double t_s, const int *width)
+{
+  int k = 0;
+  double total = node_total(n);
+
+  printf("%6.1f s", t_s);
+  for (int i = 0; i < n->nentries; i++)
+    for (int c = 0; n->entries[i].open && c < n->entries[i].m.nch; c++) {
+      if (n->entries[i].have_watts)
+        printf("%*.1f", width[k++], n->entries[i].watts[c]);
+      else
+        printf("%*s", width[k++], "-");
+    }
+  if (isnan(total))
+    printf("%9s\n", "-");
+  else
+    printf("%9.1f\n", total);
+  fflush(stdout);
+}
+
+/* Read the meters: one window of WINDOW_S, or with TIME_S >= 0 one line
+ * per window for TIME_S seconds (0: until interrupted). */
+static void readings(struct node *n, double window_s, double time_s)
+{
+  uint64_t start = pmon__now_ns(), win = (uint64_t)(window_s * 1e9);
+  int width[PMON_METER_MAX * PMON_CH_MAX];
+  int nopen = 0;
+
+  for (int i = 0; i < n->nentries; i++) {
+    n->entries[i].w.due_ns = start;
+    nopen += n->entries[i].open;
+  }
+  if (nopen == 0)
+    return;
+  if (time_s < 0) {
+    printf("\nreading for %.3g s...\n", window_s);
+    fflush(stdout);
+    read_until(n, start + win, 0);
+    for (int i = 0; i < n->nentries; i++)
+      if (n->entries[i].open)
+        close_window(&n->entries[i]);
+    show_readings(n, window_s);
+    return;
+  }
+  printf("\nreadings in W, one line per %.3g s", window_s);
+  if (time_s > 0)
+    printf(" for %.3g s", time_s);
+  else
+    printf(" until interrupted");
+  printf("; columns METER:CHANNEL\n");
+  live_heading(n, width);
+  for (uint64_t k = 1; !interrupted; k++) {
+    if (time_s > 0 && k > 1 && (double)k * window_s > time_s + 1e-9)
+      break; /* at least one line */
+    read_until(n, start + k * win, 1);
+    if (interrupted)
+      break;
+    for (int i = 0; i < n->nentries; i++)
+      if (n->entries[i].open)
+        close_window(&n->entries[i]);
+    live_line(n, (double)k * window_s, width);
+  }
+}
+
+/* ---- The drivers ------------------------------------------------------ */
+
+static void show_drivers(void)
+{
+  char kind[64];
+
+  printf("%-12s %-28s %-9s %s\n", "DRIVER", "KIND", "FOUND BY",
+         "DESCRIPTION");
+  for (int i = 0; pmon__drivers[i] != NULL; i++) {
+    const struct pmon_driver *d = pmon__drivers[i];
+
+    printf("%-12s %-28s %-9s %s\n", d->name,
+           kind_text(d->flags, kind, sizeof kind), found_by(d),
+           d->description);
+  }
+}
+
+/* ---- Command line ----------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+  fputs("Usage: " PROG " [OPTION]...\n"
+        "List the meters pmon would use on this node, with their channels\n"
+        "and a reading, and say why a meter is missing.\n"
+        "\n"
+        "  -m, --meters=LIST    check LIST, as PMON_METERS=LIST would\n"
+        "  -n, --node=NAME      the node name to look up in the site file\n"
+        "                       (PMON_NODE; default: the host name)\n"
+        "  -s, --site=FILE      the site file to read (PMON_SITE_FILE)\n"
+        "  -i, --interval=SECS  one reading over SECS (default: 1, or the\n"
+        "                       longest meter interval)\n"
+        "  -t, --time=SECS      live readings, one line per interval, for\n"
+        "                       SECS (0: until interrupted)\n"
+        "  -l, --list           list the meters, take no reading\n"
+        "  -d, --drivers        list the drivers of this build\n"
+        "  -h, --help           print this help and exit\n"
+        "  -V, --version        print the version and exit\n"
+        "\n"
+        "Exit status: 0 when a measured meter works, 1 when none does\n"
+        "(only the estimate), 2 on a usage or configuration error.\n"
+        "See pmon-meters(1).\n",
+        out);
+}
+
+PMON_PRINTF(1, 2)
+static int usage_error(const char *fmt, ...)
+{
+  va_list ap;
+
+  fputs(PROG ": ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputs("\nTry '" PROG " --help' for more information.\n", stderr);
+  return EXIT_CONFIG;
+}
+
+/* A number of seconds in [LO, MAX_TIME_S] from option OPT's ARG. */
+static int seconds(const char *opt, const char *arg, double lo, double *out)
+{
+  char *end;
+  double v;
+
+  errno = 0;
+  v = strtod(arg, &end);
+  if (end == arg || *end != '\0' || errno != 0 || !(v >= lo) ||
+      v > MAX_TIME_S)
+    return usage_error("%s %s: not a number of seconds from %g to %g", opt,
+                       arg, lo, MAX_TIME_S);
+  *out = v;
+  return 0;
+}
+
+static int set(const char *var, const char *val)
+{
+  if (setenv(var, val, 1) != 0) {
+    fprintf(stderr, PROG ": %s: %s\n", var, strerror(errno));
+    return EXIT_CONFIG;
+  }
+  return 0;
+}
+
+/* Parse ARGV into *OPT.  -1 to go on, or the exit status to end with. */
+static int parse_args(int argc, char **argv, struct options *opt)
+{
+  static const struct option longopts[] = {
+    {"meters", required_argument, NULL, 'm'},
+    {"node", required_argument, NULL, 'n'},
+    {"site", required_argument, NULL, 's'},
+    {"interval", required_argument, NULL, 'i'},
+    {"time", required_argument, NULL, 't'},
+    {"list", no_argument, NULL, 'l'},
+    {"drivers", no_argument, NULL, 'd'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+  };
+  int c;
+
+  opterr = 0; /* our messages name the program, not argv[0] */
+  while ((c = getopt_long(argc, argv, ":m:n:s:i:t:ldhV", longopts, NULL)) !=
+         -1) {
+    switch (c) {
+    case 'm':
+      opt->meters = optarg;
+      break;
+    case 'n':
+      if (*optarg == '\0')
+        return usage_error("--node: an empty name");
+      if (set(PMON_ENV_NODE, optarg) != 0)
+        return EXIT_CONFIG;
+      break;
+    case 's':
+      if (*optarg == '\0')
+        return usage_error("--site: an empty file name");
+      if (set(PMON_ENV_SITE_FILE, optarg) != 0)
+        return EXIT_CONFIG;
+      break;
+    case 'i':
+      if (seconds("--interval", optarg, 0.01, &opt->interval_s) != 0)
+        return EXIT_CONFIG;
+      break;
+    case 't':
+      if (seconds("--time", optarg, 0, &opt->time_s) != 0)
+        return EXIT_CONFIG;
+      break;
+    case 'l':
+      opt->list_only = 1;
+      break;
+    case 'd':
+      opt->drivers = 1;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    case 'V':
+      printf(PROG " (pmon) %s\n", pmon_version());
+      return 0;
+    case ':':
+      return usage_error("%s: option needs an argument", argv[optind - 1]);
+    default:
+      if (optopt == 0 || strncmp(argv[optind - 1], "--", 2) == 0)
+        return usage_error("%s: invalid option", argv[optind - 1]);
+      return usage_error("-%c: invalid option", optopt);
+    }
+  }
+  if (optind < argc)
+    return usage_error("%s: unexpected argument", argv[optind]);
+  return -1;
+}
+
+/* The meters of PMON_METERS or -m, into N; PMON_ECONFIG when the list is
+ * wrong (the message is pmon_errmsg()). */
+static int choose(struct node *n, const struct options *opt)
+{
+  const char *list = opt->meters != NULL ? opt->meters
+                                         : getenv(PMON_ENV_METERS);
+  int rc;
+
+  pmon__clear_error();
+  if ((rc = pmon__meters_parse(list)) != 0)
+    return rc;
+  n->automatic = pmon__g.automatic;
+  if (n->automatic) {
+    choose_auto(n);
+    return 0;
+  }
+  for (int i = 0; i < pmon__g.nspecs; i++)
+    add_entry(n, &pmon__g.specs[i], opt->meters != NULL ? SRC_OPTION
+                                                        : SRC_ENV, 0);
+  return 0;
+}
+
+static void show_header(const struct node *n, const struct options *opt)
+{
+  const char *v = getenv(PMON_ENV_NODE);
+  const char *dis = getenv(PMON_ENV_DISABLE);
+
+  printf("node %s (%s)\n", n->name,
+         v != NULL && *v != '\0' ? "PMON_NODE" : "the host name");
+  /* The list itself is not shown: a URI in it may hold a password. */
+  if (n->automatic)
+    field("meters:", "auto (%s)",
+          opt->meters != NULL               ? "-m"
+          : getenv(PMON_ENV_METERS) != NULL ? "PMON_METERS"
+                                            : "PMON_METERS is not set");
+  else
+    field("meters:", "as %s lists them",
+          opt->meters != NULL ? "-m" : "PMON_METERS");
+  if (dis != NULL && *dis != '\0' && strcmp(dis, "0") != 0)
+    wrapf("note:", "PMON_DISABLE is set: jobs started with this "
+          "environment are not measured");
+  show_site(n);
+}
+
+int main(int argc, char **argv)
+{
+  struct options opt = {NULL, -1, 0, 0, 0};
+  struct node *n;
+  double window_s;
+  int status, measured = 0;
+
+  if ((status = parse_args(argc, argv, &opt)) >= 0)
+    return status;
+  if (opt.drivers) {
+    show_drivers();
+    return fflush(stdout) == 0 ? 0 : EXIT_UNMEASURED;
+  }
+  if ((n = calloc(1, sizeof *n)) == NULL) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return EXIT_CONFIG;
+  }
+  pmon__node_name(n->name, sizeof n->name);
+  n->total = -1;
+  if (choose(n, &opt) != 0) {
+    fprintf(stderr, "%s\n", pmon_errmsg());
+    free(n);
+    return EXIT_CONFIG;
+  }
+  n->total = total_entry(n);
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+
+  show_header(n, &opt);
+  for (int i = 0; i < n->nentries; i++)
+    show_entry(n, i);
+  if (n->nentries == 0)
+    printf("\nno meter: a job on this node measures nothing\n");
+  if (n->automatic)
+    show_tried(n);
+  fflush(stdout);
+
+  window_s = opt.interval_s;
+  if (window_s <= 0) {
+    window_s = 1;
+    for (int i = 0; i < n->nentries; i++)
+      if (n->entries[i].open && n->entries[i].m.interval_s > window_s)
+        window_s = n->entries[i].m.interval_s;
+  }
+  if (!opt.list_only)
+    readings(n, window_s, opt.time_s);
+
+  for (int i = 0; i < n->nentries; i++) {
+    struct entry *e = &n->entries[i];
+
+    if (e->open && !(e->m.flags & PMON_DRV_ESTIMATED) &&
+        (opt.list_only || e->w.nok > 0))
+      measured = 1;
+    entry_close(e);
+  }
+  /* What a job would refuse, on standard error as pmon_init says it. */
+  if (n->site_rc != 0)
+    fprintf(stderr, "%s\n", n->site_why);
+  for (int i = 0; i < n->nentries; i++)
+    if (n->entries[i].rc == PMON_ECONFIG && n->entries[i].source != SRC_AUTO)
+      fprintf(stderr, "%s\n", n->entries[i].why);
+  status = n->config_error ? EXIT_CONFIG
+           : measured      ? EXIT_MEASURED
+                           : EXIT_UNMEASURED;
+  free(n);
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, PROG ": standard output: write error: %s\n",
+            strerror(errno));
+    return EXIT_CONFIG;
+  }
+  return status;
+}
