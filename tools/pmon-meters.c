@@ -163,6 +163,17 @@ static void on_signal(int sig)
  * continuation lines indented to INDENT.  A '\n' in TEXT breaks the line,
  * and the blanks after it are kept (for an example set apart).
  */
+/* The reason the library recorded for RC, without its "pmon: " prefix
+ * (the tool's lines are indented under the meter they are about). */
+static const char *why_of(int rc)
+{
+  const char *m = pmon_errmsg();
+
+  if (m[0] == '\0')
+    return pmon_strerror(rc);
+  return strncmp(m, "pmon: ", 6) == 0 ? m + 6 : m;
+}
+
 static void wrap(const char *label, const char *text)
 {
   int col = printf("  %-*s", INDENT - 3, label) + 1;
@@ -599,7 +610,7 @@ static int entry_open(struct entry *e)
   e->open = rc == 0;
   if (rc != 0)
     snprintf(e->why, sizeof e->why, "%s",
-             pmon_errmsg()[0] != '\0' ? pmon_errmsg() : pmon_strerror(rc));
+             why_of(rc));
   return rc;
 }
 
@@ -657,7 +668,7 @@ static void choose_auto(struct node *n)
                                        PMON_METER_MAX - 1, &nsite,
                                        site_line_seen, &n->site);
   if (n->site_rc != 0) {
-    snprintf(n->site_why, sizeof n->site_why, "%s", pmon_errmsg());
+    snprintf(n->site_why, sizeof n->site_why, "%s", why_of(n->site_rc));
     n->config_error = 1;
     nsite = 0; /* a job stops here: pmon_init fails */
   }
@@ -688,7 +699,7 @@ static void choose_auto(struct node *n)
     pmon__clear_error();
     if (drv->probe != NULL && (t->rc = drv->probe(&spec)) != 0) {
       t->what = T_NOT_FOUND;
-      snprintf(t->why, sizeof t->why, "%s", pmon_errmsg());
+      snprintf(t->why, sizeof t->why, "%s", why_of(t->rc));
       continue;
     }
     if (n->nentries == PMON_METER_MAX)
@@ -961,7 +972,7 @@ static void read_one(struct entry *e, int idx, int live)
     w->nfail++;
     w->why_rc = rc;
     snprintf(w->why, sizeof w->why, "%s",
-             pmon_errmsg()[0] != '\0' ? pmon_errmsg() : pmon_strerror(rc));
+             why_of(rc));
     if (live && !w->failing)
       printf("meter %d: read failed: %s\n", idx + 1, w->why);
     w->failing = 1;
@@ -1463,10 +1474,10 @@ int main(int argc, char **argv)
   }
   /* What a job would refuse, on standard error as pmon_init says it. */
   if (n->site_rc != 0)
-    fprintf(stderr, "%s\n", n->site_why);
+    fprintf(stderr, "pmon: %s\n", n->site_why);
   for (int i = 0; i < n->nentries; i++)
     if (n->entries[i].rc == PMON_ECONFIG && n->entries[i].source != SRC_AUTO)
-      fprintf(stderr, "%s\n", n->entries[i].why);
+      fprintf(stderr, "pmon: %s\n", n->entries[i].why);
   status = n->config_error ? EXIT_CONFIG
            : measured      ? EXIT_MEASURED
                            : EXIT_UNMEASURED;
