@@ -1,5 +1,5 @@
 # bench/peers.sh - the tests' peers, playing external meters for the
-# benchmarks; sourced by bench/region_sampled.sh,
+# benchmarks; sourced by bench/region_sampled.sh and bench/sampler_cpu.sh,
 # never run.  Run from the build directory, with srcdir set (make bench
 # sets it).
 #
