@@ -3,7 +3,7 @@
 # only meter is a sampled one, read by its poller while the pairs run
 # (bench/README.md).
 #
-#   bench/region_sampled.sh [PAIRS]    (default 1000000 per round; make bench)
+#   sh bench/region_sampled.sh [PAIRS]   (default 1000000 per round; make bench)
 #
 # Run from the build directory with srcdir set (make bench does both).
 # Two cases, each one run of bench/region_sampled, serial as
