@@ -27,6 +27,11 @@ case_() {
     echo "failed: $(head -c 300 "$BT/$1.err")"
     return
   fi
+  if ! "$JGET" "$BT/$1.json" meters/0/kind > /dev/null 2>&1; then
+    echo "  the meter did not open: $("$JGET" "$BT/$1.json" \
+      nodes/0/events/0/detail 2>/dev/null)"
+    return
+  fi
   awk -v k="$("$JGET" "$BT/$1.json" meters/0/kind)" \
     -v i="$("$JGET" "$BT/$1.json" meters/0/interval_s)" \
     -v n="$("$JGET" "$BT/$1.json" nodes/0/samples)" \

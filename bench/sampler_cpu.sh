@@ -52,7 +52,11 @@ row() {
   poller=$(awk '$1 == "thread" { s += $4 } END { print s + 0 }' "$BT/$1.out")
   reads=$("$JGET" "$BT/$1.json" nodes/0/samples)
   failed=$("$JGET" "$BT/$1.json" nodes/0/coverage/0/failed_reads 2>/dev/null)
-  kind=$("$JGET" "$BT/$1.json" meters/0/kind)
+  if ! kind=$("$JGET" "$BT/$1.json" meters/0/kind 2>/dev/null); then
+    printf '%-40s the meter did not open: %s\n' "$2" \
+      "$("$JGET" "$BT/$1.json" nodes/0/events/0/detail 2>/dev/null)"
+    return
+  fi
   awk -v label="$2" -v hz="$3" -v limit="$4" -v wall="$wall" -v cpu="$cpu" \
     -v base="$BASE_NS_PER_S" -v poller="$poller" -v reads="$reads" \
     -v failed="${failed:-0}" -v kind="$kind" \
