@@ -115,9 +115,7 @@ eaton_requests() {
 }
 
 # energy SPEC T0 T1: the exact joules of the waveform SPEC from T0 to T1.
-energy() {
-  "$WAVE" energy "$1" "$ORIGIN" "$2" "$3"
-}
+energy() { wave_truth "$1" "$ORIGIN" "$2" "$3"; }
 
 # has WHAT FILE TEXT: FILE holds TEXT (a fixed string).
 has() {
