@@ -15,6 +15,9 @@
 # SNMP v3 users pmon-priv (SHA, AES), pmon-des (MD5, DES), pmon-auth
 # (SHA, no privacy) and pmon-noauth, with the passphrases $AUTH_PASS and
 # $PRIV_PASS; pmon-noaccess authenticates (SHA) but may read nothing.
+# A test may set these variables between sourcing this file and calling
+# eaton_agent, and may put more snmpd.conf lines (more users, more
+# communities) in EATON_CONF.
 
 [ -x "$top_builddir/tests/eaton_read" ] ||
   skip "the eaton driver is not built (no net-snmp, or configure --without-eaton)"
@@ -34,6 +37,7 @@ INPUT_MEAS_TYPE=$EPDU.3.4.1.2
 INPUT_WATTS=$EPDU.3.4.1.4
 ORIGIN=$("$WAVE" now)
 AGENT=
+EATON_CONF=
 
 # A stopped agent takes no SIGTERM: wake it before lib.sh's cleanup.
 eaton_cleanup() {
@@ -73,6 +77,7 @@ rouser pmon-des priv
 rouser pmon-auth auth
 rouser pmon-noauth noauth
 pass_persist $EPDU /bin/sh $pass $1 $PASSLOG $wave_abs $ORIGIN
+$EATON_CONF
 EOF
     # -f: foreground; -Lo: log to stdout; -C: no configuration but this
     # one; no MIB files; no SMUX or DisMan; persistent state under $TMP.
@@ -110,9 +115,7 @@ eaton_requests() {
 }
 
 # energy SPEC T0 T1: the exact joules of the waveform SPEC from T0 to T1.
-energy() {
-  "$WAVE" energy "$1" "$ORIGIN" "$2" "$3"
-}
+energy() { wave_truth "$1" "$ORIGIN" "$2" "$3"; }
 
 # has WHAT FILE TEXT: FILE holds TEXT (a fixed string).
 has() {

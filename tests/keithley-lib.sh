@@ -59,7 +59,7 @@ check_job() {
 }
 
 # truth NAME WAVE T0_NS T1_NS: the exact joules of WAVE over [T0, T1].
-truth() { $WAVE energy "$2" "$(cat "$TMP/$1.origin")" "$3" "$4"; }
+truth() { wave_truth "$2" "$(cat "$TMP/$1.origin")" "$3" "$4"; }
 
 # node_energy_near NAME WAVE: the node energy against the truth over the
 # span it covers, within 1 %.
@@ -67,19 +67,15 @@ node_energy_near() {
   r=$TMP/$1.json
   t0=$($JGET "$r" nodes/0/monotonic_ns/0)
   t1=$($JGET "$r" nodes/0/monotonic_ns/1)
-  near "$1: node energy over $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') s" \
-    "$($JGET "$r" nodes/0/energy_j)" "$(truth "$1" "$2" "$t0" "$t1")" 1
+  wave_node_near "$1: node energy over $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') s" \
+    "$r" "$2" "$(cat "$TMP/$1.origin")"
 }
 
 # regions_near NAME WAVE: every region's energy against the truth over
 # the instants wave_regions printed, within 1 %.
 regions_near() {
-  while read -r what region t0 t1; do
-    [ "$what" = region ] || continue
-    near "$1: region $region energy" \
-      "$($JGET "$TMP/$1.json" "regions/name=$region/energy_j")" \
-      "$(truth "$1" "$2" "$t0" "$t1")" 1
-  done < "$TMP/$1.out"
+  wave_regions_near "$1:" "$TMP/$1.json" "$TMP/$1.out" "$2" \
+    "$(cat "$TMP/$1.origin")"
 }
 
 # elapsed_near NAME SECONDS: the program was not held up by pmon.

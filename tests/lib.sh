@@ -56,6 +56,39 @@ feed() {
   while [ ! -s "$dir/freshness" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 }
 
+# Meters against known waveforms (tests/wave): the truth is a waveform's
+# exact energy over the same CLOCK_MONOTONIC instants as the report's.
+
+# wave_truth SPEC ORIGIN_NS T0_NS T1_NS: the exact joules of the waveform
+# SPEC, which started at ORIGIN_NS, from T0_NS to T1_NS.
+wave_truth() { "$WAVE" energy "$1" "$2" "$3" "$4"; }
+
+# wave_node_near WHAT REPORT SPEC ORIGIN_NS [CHANNEL]: node 0's energy,
+# or its CHANNEL's, within 1 % of the truth over the span the node
+# measured (nodes/0/monotonic_ns).
+wave_node_near() {
+  wn_t0=$($JGET "$2" nodes/0/monotonic_ns/0)
+  wn_t1=$($JGET "$2" nodes/0/monotonic_ns/1)
+  if [ -n "$5" ]; then wn_e=$($JGET "$2" "nodes/0/channels/$5")
+  else wn_e=$($JGET "$2" nodes/0/energy_j); fi
+  near "$1" "$wn_e" "$(wave_truth "$3" "$4" "$wn_t0" "$wn_t1")" 1
+}
+
+# wave_regions_near WHAT REPORT OUTPUT SPEC ORIGIN_NS: each region that
+# tests/wave_regions printed in OUTPUT ("region NAME T0_NS T1_NS") within
+# 1 % of the truth between those instants; there must be one at least.
+wave_regions_near() {
+  wr_n=0
+  while read -r wr_kw wr_name wr_t0 wr_t1; do
+    [ "$wr_kw" = region ] || continue
+    wr_n=$((wr_n + 1))
+    near "$1 region $wr_name" \
+      "$($JGET "$2" "regions/name=$wr_name/energy_j")" \
+      "$(wave_truth "$4" "$5" "$wr_t0" "$wr_t1")" 1
+  done < "$3"
+  [ "$wr_n" -gt 0 ] || fail "$1: no regions in $3"
+}
+
 finish() {
   if [ "$failures" -gt 0 ]; then echo "$failures check(s) failed"; exit 1; fi
   exit 0

@@ -35,30 +35,15 @@ start_peer() {
 }
 
 # truth SPEC T0_NS T1_NS: the waveform's exact joules from T0 to T1.
-truth() { "$WAVE" energy "$1" "$ORIGIN" "$2" "$3"; }
+truth() { wave_truth "$1" "$ORIGIN" "$2" "$3"; }
 
 # check_node WHAT REPORT SPEC [CHANNEL]: the node energy (or CHANNEL's)
 # within 1 % of the truth over the node's monotonic span.
-check_node() {
-  t0=$($JGET "$2" nodes/0/monotonic_ns/0)
-  t1=$($JGET "$2" nodes/0/monotonic_ns/1)
-  if [ -n "$4" ]; then e=$($JGET "$2" nodes/0/channels/$4)
-  else e=$($JGET "$2" nodes/0/energy_j); fi
-  near "$1" "$e" "$(truth "$3" "$t0" "$t1")" 1
-}
+check_node() { wave_node_near "$1" "$2" "$3" "$ORIGIN" "$4"; }
 
 # check_regions WHAT REPORT OUTPUT SPEC: each region that OUTPUT (of
 # wave_regions) lists within 1 % of the truth between its instants.
-check_regions() {
-  n=0
-  while read -r kw name t0 t1; do
-    [ "$kw" = region ] || continue
-    n=$((n + 1))
-    near "$1 region $name" "$($JGET "$2" "regions/name=$name/energy_j")" \
-      "$(truth "$4" "$t0" "$t1")" 1
-  done < "$3"
-  [ $n -gt 0 ] || fail "$1: no regions in the output"
-}
+check_regions() { wave_regions_near "$1" "$2" "$3" "$4" "$ORIGIN"; }
 
 # check_elapsed WHAT OUTPUT SECONDS: wave_regions' elapsed within 1.5 s.
 check_elapsed() {
