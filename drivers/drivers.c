@@ -85,24 +85,44 @@ const char *pmon__spec_secret(const struct pmon_spec *spec, const char *key)
   return NULL;
 }
 
-/* TEXT without the USERINFO@ of a //USERINFO@HOST authority, into SPEC's
- * text, and USERINFO into its secrets.  The '@' counts only before the
- * first '/', '?' or '#' after the "//". */
+/* Decode the %XX escapes of S in place (RFC 3986); a '%' not followed by
+ * two hex digits stays as it is. */
+static void percent_decode(char *s)
+{
+  static const char hex[] = "0123456789abcdef0123456789ABCDEF";
+  char *out = s;
+
+  for (; *s != '\0'; s++) {
+    const char *h1, *h2;
+
+    if (s[0] == '%' && s[1] != '\0' && s[2] != '\0' &&
+        (h1 = strchr(hex, s[1])) != NULL &&
+        (h2 = strchr(hex, s[2])) != NULL) {
+      *out++ = (char)(((h1 - hex) % 16) * 16 + (h2 - hex) % 16);
+      s += 2;
+    } else {
+      *out++ = *s;
+    }
+  }
+  *out = '\0';
+}
+
+/*
+ * TEXT without the USERINFO@ of a //USERINFO@HOST authority, into SPEC's
+ * text, and USERINFO into its secrets ("user", and "password" after the
+ * first ':'), %XX escapes decoded.  The user information ends at the LAST
+ * '@' of the text: a password may then hold '/', '?', '#' or '@' as they
+ * are, and nothing of it is left in the text that messages show, whatever
+ * it holds.  (An '@' after the host must be written %40.)
+ */
 static int take_userinfo(const char *text, struct pmon_spec *spec)
 {
   const char *auth = strstr(text, "://"), *at, *colon;
   char user[256];
-  size_t n;
 
-  if (auth == NULL)
+  if (auth == NULL || (at = strrchr(auth + 3, '@')) == NULL)
     return copy(spec->text, sizeof spec->text, text, strlen(text));
   auth += 3;
-  n = strcspn(auth, "/?#");
-  at = memchr(auth, '@', n);
-  if (at == NULL)
-    return copy(spec->text, sizeof spec->text, text, strlen(text));
-  for (const char *a; (a = memchr(at + 1, '@', n - (size_t)(at + 1 - auth)));)
-    at = a; /* the last '@' of the authority ends the user information */
   if ((size_t)(auth - text) + strlen(at + 1) >= sizeof spec->text ||
       (size_t)(at - auth) >= sizeof user)
     return -1;
@@ -112,9 +132,11 @@ static int take_userinfo(const char *text, struct pmon_spec *spec)
   user[at - auth] = '\0';
   if ((colon = strchr(user, ':')) != NULL) {
     user[colon - user] = '\0';
+    percent_decode(user + (colon - user) + 1);
     if (pmon__spec_add_secret(spec, "password", colon + 1) != 0)
       return -1;
   }
+  percent_decode(user);
   return pmon__spec_add_secret(spec, "user", user) != 0 ? -1 : 0;
 }
 

@@ -10,7 +10,8 @@
  *
  * The file is PMON_SITE_FILE, or PMON_SITECONF (set by configure from
  * $(sysconfdir)) when that is unset; a missing default file is no error.
- * A file that holds a secret must be readable by its owner only, and that
+ * A file that holds a secret (a secret line, or a meter line whose URI
+ * has user information) must be readable by its owner only, and that
  * owner must be the user running the program: otherwise it is refused
  * whole, with the reason, rather than used and exposed.
  *
@@ -131,7 +132,15 @@ static int site_scan(const char *node, struct pmon_spec *specs, int *lines,
       continue;
     if (strcmp(w[0], "meter") == 0 && nw == 3) {
       int match = node != NULL && fnmatch(w[1], node, 0) == 0;
+      const char *auth = strstr(w[2], "://");
 
+      /* A URI's user information (user:password@, community@) is a
+       * secret too, whichever node the line is for. */
+      if (!checked && auth != NULL && strchr(auth, '@') != NULL) {
+        if ((rc = secrets_allowed(f, path)) != 0)
+          break;
+        checked = 1;
+      }
       if (node != NULL && seen != NULL)
         seen(arg, lineno, w[1], match);
       if (!match)
