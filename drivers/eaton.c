@@ -641,9 +641,15 @@ static int request(struct eaton_priv *ep, int cmd,
     return no_answer(ep, what);
   {
     char *err = NULL;
-    int rc;
+    int rc, clib = 0, snmperr = 0;
 
-    snmp_sess_error(ep->sess, NULL, NULL, &err);
+    snmp_sess_error(ep->sess, &clib, &snmperr, &err);
+    /* SNMP v3 first asks for the agent's engine ID: no answer to that is
+     * an error, not a STAT_TIMEOUT, but the same trouble. */
+    if (snmperr == SNMPERR_TIMEOUT) {
+      free(err);
+      return no_answer(ep, what);
+    }
     rc = pmon__fail(PMON_EIO, "eaton: %s: %s: %s", ep->where, what,
                     err != NULL && *err != '\0' ? err : "request failed");
     free(err);

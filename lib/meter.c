@@ -400,8 +400,13 @@ static void *poller_main(void *arg)
       sample_one(i, 0);
       pthread_mutex_lock(&g->lock);
       ms->due_ns += period;
-      if (ms->due_ns <= pmon__now_ns()) /* late: do not try to catch up */
-        ms->due_ns = pmon__now_ns() + period;
+      now = pmon__now_ns();
+      /* A read that ended a little after the next was due (a timeout
+       * that overran) is followed at once, so that one failed read does
+       * not grow into a gap; one that overran by more than half a period
+       * does not try to catch up. */
+      if (ms->due_ns <= now)
+        ms->due_ns = now - ms->due_ns < period / 2 ? now : now + period;
       continue;
     }
     ts.tv_sec = (time_t)(ms->due_ns / 1000000000u);
