@@ -299,9 +299,20 @@ START_TEST(test_spec_secrets)
   ck_assert_str_eq(pmon__spec_secret(&spec, "user"), "admin");
   ck_assert_str_eq(pmon__spec_secret(&spec, "password"), "pa:ss");
 
-  /* An '@' after the authority is not user information. */
-  ck_assert_int_eq(pmon__spec_parse("redfish://bmc/a@b", &spec), 0);
-  ck_assert_str_eq(spec.text, "redfish://bmc/a@b");
+  /* The last '@' ends the user information, whatever the password
+   * holds; %XX escapes are decoded; an '@' after the host is %40. */
+  ck_assert_int_eq(
+    pmon__spec_parse("redfish://admin:pa/s?s#@bmc/1?scheme=http", &spec), 0);
+  ck_assert_str_eq(spec.text, "redfish://bmc/1?scheme=http");
+  ck_assert_str_eq(pmon__spec_secret(&spec, "user"), "admin");
+  ck_assert_str_eq(pmon__spec_secret(&spec, "password"), "pa/s?s#");
+  ck_assert_int_eq(
+    pmon__spec_parse("redfish://ad%3amin:p%40ss%zz@bmc/1", &spec), 0);
+  ck_assert_str_eq(spec.text, "redfish://bmc/1");
+  ck_assert_str_eq(pmon__spec_secret(&spec, "user"), "ad:min");
+  ck_assert_str_eq(pmon__spec_secret(&spec, "password"), "p@ss%zz");
+  ck_assert_int_eq(pmon__spec_parse("redfish://bmc/a%40b", &spec), 0);
+  ck_assert_str_eq(spec.text, "redfish://bmc/a%40b");
   ck_assert_int_eq(spec.nsecrets, 0);
 
   ck_assert_int_eq(pmon__spec_add_secret(&spec, "community", "x"), 0);
