@@ -79,14 +79,7 @@ regions_near() {
 }
 
 # elapsed_near NAME SECONDS: the program was not held up by pmon.
-elapsed_near() {
-  e=$(awk '$1 == "elapsed" { print $2 }' "$TMP/$1.out")
-  if awk -v e="$e" -v s="$2" 'BEGIN { d = e - s; exit !(d >= 0 && d <= 1.5) }'; then
-    pass "$1: elapsed $e s for a $2 s job"
-  else
-    fail "$1: elapsed '$e' s for a $2 s job (at most 1.5 s more)"
-  fi
-}
+elapsed_near() { wave_elapsed_near "$1:" "$TMP/$1.out" "$2"; }
 
 # events NAME: the node's events, one per line: T_S TYPE DETAIL.
 events() {

@@ -108,6 +108,18 @@ wave_regions_near() {
   [ "$wr_n" -gt 0 ] || fail "$1: no regions in $3"
 }
 
+# wave_elapsed_near WHAT OUTPUT SECONDS: the "elapsed S" that
+# tests/wave_regions printed in OUTPUT is SECONDS to SECONDS + 1.5: the
+# program was not held up by pmon.
+wave_elapsed_near() {
+  we_e=$(awk '$1 == "elapsed" { print $2 }' "$2")
+  if awk -v e="$we_e" -v s="$3" 'BEGIN { d = e - s; exit !(e != "" && d >= 0 && d <= 1.5) }'; then
+    pass "$1 elapsed $we_e s for a $3 s job"
+  else
+    fail "$1 elapsed '$we_e' s for a $3 s job (at most 1.5 s more)"
+  fi
+}
+
 finish() {
   if [ "$failures" -gt 0 ]; then echo "$failures check(s) failed"; exit 1; fi
   exit 0

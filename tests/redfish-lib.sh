@@ -46,14 +46,7 @@ check_node() { wave_node_near "$1" "$2" "$3" "$ORIGIN" "$4"; }
 check_regions() { wave_regions_near "$1" "$2" "$3" "$4" "$ORIGIN"; }
 
 # check_elapsed WHAT OUTPUT SECONDS: wave_regions' elapsed within 1.5 s.
-check_elapsed() {
-  el=$(awk '$1 == "elapsed" {print $2}' "$2")
-  if awk -v e="$el" -v s="$3" 'BEGIN{d = e - s; exit !(e != "" && d > -1.5 && d < 1.5)}'; then
-    pass "$1 elapsed $el s for $3 s"
-  else
-    fail "$1 elapsed '$el' s for $3 s"
-  fi
-}
+check_elapsed() { wave_elapsed_near "$@"; }
 
 # no_secret WHAT FILE...: neither credential appears in the files.
 no_secret() {
