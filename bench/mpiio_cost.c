@@ -31,32 +31,13 @@
 
 #include <mpi.h>
 
+#include "bench.h"
+
 #define ROUNDS 20   /* of the one-byte run: 5000 calls each by default */
 #define BW_ROUNDS 201 /* of the 4 KiB run, whose blocks vary more */
 
 typedef int write_at_fn(MPI_File, MPI_Offset, const void *, int,
                         MPI_Datatype, MPI_Status *);
-
-static double now(void)
-{
-  struct timespec ts;
-
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-  qsort(v, (size_t)n, sizeof *v, by_value);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /*
  * Nanoseconds per call of N writes of SIZE bytes through F; <0 on error.
@@ -71,12 +52,12 @@ static double block(write_at_fn *f, MPI_File fh, const char *buf, int size,
 
   if (size > 1 && PMPI_File_set_size(fh, 0) != MPI_SUCCESS)
     return -1;
-  t0 = now();
+  t0 = bench_now();
   for (int i = 0; i < n; i++)
     if (f(fh, size > 1 ? (MPI_Offset)i * size : i % 256, buf, size,
           MPI_BYTE, MPI_STATUS_IGNORE) != MPI_SUCCESS)
       return -1;
-  return (now() - t0) / n;
+  return (bench_now() - t0) / n;
 }
 
 /* The MPI library's own MPI_File_write_at, past any interposer. */
@@ -160,12 +141,12 @@ int main(int argc, char **argv)
   if (run(bare, fh, 1, per, ROUNDS, b, w) == 0) {
     for (int r = 0; r < ROUNDS; r++)
       d[r] = w[r] - b[r];
-    mb = median(b, ROUNDS);
-    mw = median(w, ROUNDS);
+    mb = bench_median(b, ROUNDS);
+    mw = bench_median(w, ROUNDS);
     printf("1-byte MPI_File_write_at, %d x %d calls per mode, %s:\n"
            "  bare %.0f ns/call, intercepted %.0f ns/call, "
            "added %.1f ns/call (median of rounds), ratio %.3f\n",
-           ROUNDS, per, dir, mb, mw, median(d, ROUNDS), mw / mb);
+           ROUNDS, per, dir, mb, mw, bench_median(d, ROUNDS), mw / mb);
   } else {
     rc = 1;
   }
@@ -175,16 +156,16 @@ int main(int argc, char **argv)
 
     for (int r = 0; r < BW_ROUNDS; r++)
       d[r] = w[r] - b[r];
-    added = median(d, BW_ROUNDS);
+    added = bench_median(d, BW_ROUNDS);
     for (int r = 0; r < BW_ROUNDS; r++)
       d[r] = b[r] / w[r]; /* the round's bandwidth ratio */
-    mb = median(b, BW_ROUNDS);
-    mw = median(w, BW_ROUNDS);
+    mb = bench_median(b, BW_ROUNDS);
+    mw = bench_median(w, BW_ROUNDS);
     printf("4 KiB MPI_File_write_at, %d x %d calls per mode:\n"
            "  bare %.1f MB/s (%.0f ns/call), intercepted %.1f MB/s, "
            "added %.1f ns/call,\n  bandwidth ratio %.4f (median of rounds)\n",
            BW_ROUNDS, per, 4096e3 / mb, mb, 4096e3 / mw, added,
-           median(d, BW_ROUNDS));
+           bench_median(d, BW_ROUNDS));
   } else if (rc == 0) {
     rc = 1;
   }

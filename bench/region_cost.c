@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "pmon.h"
+#include "bench.h"
 
 #define ROUNDS 11
 
@@ -27,14 +28,6 @@ static const char *const files[] = {"freshness", "energy", "cpu_energy",
                                     "memory_energy", "startup", "generation",
                                     "freshness"};
 #define NFILES (sizeof files / sizeof files[0])
-
-static double now(void)
-{
-  struct timespec ts;
-
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static void put(const char *dir, const char *file, const char *text)
 {
@@ -48,13 +41,6 @@ static void put(const char *dir, const char *file, const char *text)
   }
   fputs(text, f);
   fclose(f);
-}
-
-static int cmp(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-
-  return (x > y) - (x < y);
 }
 
 int main(int argc, char **argv)
@@ -94,14 +80,14 @@ int main(int argc, char **argv)
     fd[i] = open(path, O_RDONLY);
   }
   for (int r = 0; r < ROUNDS; r++) {
-    double t0 = now();
+    double t0 = bench_now();
 
     for (long i = 0; i < pairs; i++) {
       pmon_region_begin("bench");
       pmon_region_end("bench");
     }
-    region[r] = (now() - t0) / (double)pairs;
-    t0 = now();
+    region[r] = (bench_now() - t0) / (double)pairs;
+    t0 = bench_now();
     for (long i = 0; i < reads; i++) {
       char buf[64];
 
@@ -109,11 +95,11 @@ int main(int argc, char **argv)
         sink += (double)pread(fd[k], buf, sizeof buf - 1, 0);
     }
     /* A pair reads twice: once at begin, once at end. */
-    raw[r] = 2 * (now() - t0) / (double)reads;
+    raw[r] = 2 * (bench_now() - t0) / (double)reads;
   }
   pmon_finalize();
-  qsort(region, ROUNDS, sizeof region[0], cmp);
-  qsort(raw, ROUNDS, sizeof raw[0], cmp);
+  bench_sort(region, ROUNDS);
+  bench_sort(raw, ROUNDS);
   printf("region begin/end pair, pm_counters meter:  %8.1f ns (median of %d "
          "rounds of %ld)\n",
          region[ROUNDS / 2], ROUNDS, pairs);

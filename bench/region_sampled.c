@@ -28,41 +28,20 @@
 #include <time.h>
 
 #include "pmon.h"
+#include "bench.h"
 
 #define ROUNDS 21
 #define LIMIT_NS 150.0
 
-static double now(void)
-{
-  struct timespec ts;
-
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-
-  return (x > y) - (x < y);
-}
-
-/* Sort V (ROUNDS values): V[0], V[ROUNDS / 2], V[ROUNDS - 1] are then
- * the fastest, the median and the slowest. */
-static void sort(double *v)
-{
-  qsort(v, ROUNDS, sizeof *v, by_value);
-}
-
 /* One block of N region pairs: nanoseconds per pair; -1 on failure. */
 static double region_block(long n)
 {
-  double t0 = now();
+  double t0 = bench_now();
 
   for (long i = 0; i < n; i++)
     if (pmon_region_begin("bench") != 0 || pmon_region_end("bench") != 0)
       return -1;
-  return (now() - t0) / (double)n;
+  return (bench_now() - t0) / (double)n;
 }
 
 /* One block of N baseline pairs, two clock reads each. */
@@ -70,7 +49,7 @@ static volatile long sink;
 
 static double baseline_block(long n)
 {
-  double t0 = now();
+  double t0 = bench_now();
 
   for (long i = 0; i < n; i++) {
     struct timespec a, b;
@@ -79,7 +58,7 @@ static double baseline_block(long n)
     clock_gettime(CLOCK_MONOTONIC, &b);
     sink += b.tv_nsec - a.tv_nsec;
   }
-  return (now() - t0) / (double)n;
+  return (bench_now() - t0) / (double)n;
 }
 
 int main(int argc, char **argv)
@@ -119,8 +98,8 @@ int main(int argc, char **argv)
    * while the pairs ran. */
   pmon_read(NULL, &s1);
   pmon_finalize();
-  sort(region);
-  sort(base);
+  bench_sort(region, ROUNDS);
+  bench_sort(base, ROUNDS);
   printf("%s:\n", label);
   printf("  region begin/end pair:          %7.1f ns  (median of %d rounds "
          "of %ld; fastest %.1f, slowest %.1f)\n",
