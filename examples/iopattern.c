@@ -64,6 +64,8 @@
 
 #include <mpi.h>
 
+#include "common.h"
+
 #define NEST_PIECES 4 /* pieces of a transfer in the nested pattern */
 
 enum pattern { CONTIGUOUS, STRIDED, NESTED, NPATTERNS };
@@ -85,66 +87,6 @@ static void usage(FILE *f)
           "iopattern-PATTERN.dat in\n");
 }
 
-/* End the job when RC is not MPI_SUCCESS, naming WHAT (and ARG). */
-static void check(int rc, const char *what, const char *arg)
-{
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-
-  if (rc == MPI_SUCCESS)
-    return;
-  if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
-    snprintf(msg, sizeof msg, "MPI error %d", rc);
-  fprintf(stderr, "iopattern: rank %d: %s%s%s: %s\n", rank, what,
-          arg != NULL ? " " : "", arg != NULL ? arg : "", msg);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  exit(1);
-}
-
-/* MPI_Finalize, then exit status STATUS (1 if MPI_Finalize fails). */
-static int finish(int status)
-{
-  int rc = MPI_Finalize();
-
-  if (rc != MPI_SUCCESS) {
-    fprintf(stderr, "iopattern: rank %d: MPI_Finalize failed (%d)\n", rank,
-            rc);
-    return 1;
-  }
-  return status;
-}
-
-/* A size with an optional K, M or G suffix (powers of 1024), 1 to MAX. */
-static long long parse_size(const char *s, long long max)
-{
-  long long v, mult = 1;
-  char *end;
-
-  errno = 0;
-  v = strtoll(s, &end, 10);
-  if (end == s || errno != 0 || v <= 0)
-    return -1;
-  switch (*end) {
-  case 'k': case 'K': mult = 1LL << 10; end++; break;
-  case 'm': case 'M': mult = 1LL << 20; end++; break;
-  case 'g': case 'G': mult = 1LL << 30; end++; break;
-  default: break;
-  }
-  if (*end != '\0' || v > max / mult)
-    return -1;
-  return v * mult;
-}
-
-static uint64_t mix(uint64_t x)
-{
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
 /* Fill BUF (N bytes) with transfer K of this rank in pattern P: bytes of
  * a hash of (pattern, rank, transfer, byte / 8), so that a block in the
  * wrong place is found on reading back. */
@@ -155,7 +97,7 @@ static void fill(unsigned char *buf, int n, int p, long long k)
 
   for (int i = 0; i < n; i++) {
     if (i % 8 == 0)
-      h = mix(seed + (uint64_t)(i / 8) * 0x9e3779b97f4a7c15ULL);
+      h = ex_mix(seed + (uint64_t)(i / 8) * 0x9e3779b97f4a7c15ULL);
     buf[i] = (unsigned char)(h >> (8 * (i % 8)));
   }
 }
@@ -165,7 +107,7 @@ static void check_count(MPI_Status *st, int n, const char *what)
 {
   int got = -1;
 
-  check(MPI_Get_count(st, MPI_BYTE, &got), "MPI_Get_count", NULL);
+  ex_check(MPI_Get_count(st, MPI_BYTE, &got), "MPI_Get_count", NULL);
   if (got != n) {
     fprintf(stderr, "iopattern: rank %d: %s moved %d bytes, not %d\n", rank,
             what, got, n);
@@ -180,7 +122,7 @@ static void check_count(MPI_Status *st, int n, const char *what)
     double t0_ = MPI_Wtime();                                                \
     int rc_ = (call);                                                        \
     *(t) += MPI_Wtime() - t0_;                                               \
-    check(rc_, what, arg);                                                   \
+    ex_check(rc_, what, arg);                                                   \
   } while (0)
 
 /* The largest divisor of N not above its square root. */
@@ -205,29 +147,29 @@ static void make_view(int p, int b, int k, MPI_Offset *disp,
   *disp = 0;
   *filetype = MPI_DATATYPE_NULL;
   if (p == STRIDED) {
-    check(MPI_Type_contiguous(b, MPI_BYTE, &block), "MPI_Type_contiguous",
+    ex_check(MPI_Type_contiguous(b, MPI_BYTE, &block), "MPI_Type_contiguous",
           NULL);
-    check(MPI_Type_vector(k, 1, nprocs, block, filetype), "MPI_Type_vector",
+    ex_check(MPI_Type_vector(k, 1, nprocs, block, filetype), "MPI_Type_vector",
           NULL);
-    check(MPI_Type_free(&block), "MPI_Type_free", NULL);
+    ex_check(MPI_Type_free(&block), "MPI_Type_free", NULL);
     *disp = (MPI_Offset)rank * b;
   } else if (p == NESTED) {
     int q = b / NEST_PIECES, p1 = grid_rows(nprocs);
     int r1 = rank % p1, r2 = rank / p1;
 
-    check(MPI_Type_contiguous(q, MPI_BYTE, &piece), "MPI_Type_contiguous",
+    ex_check(MPI_Type_contiguous(q, MPI_BYTE, &piece), "MPI_Type_contiguous",
           NULL);
-    check(MPI_Type_vector(NEST_PIECES, 1, p1, piece, &inner),
+    ex_check(MPI_Type_vector(NEST_PIECES, 1, p1, piece, &inner),
           "MPI_Type_vector", NULL);
-    check(MPI_Type_create_hvector(k, 1, (MPI_Aint)nprocs * b, inner,
+    ex_check(MPI_Type_create_hvector(k, 1, (MPI_Aint)nprocs * b, inner,
                                   filetype),
           "MPI_Type_create_hvector", NULL);
-    check(MPI_Type_free(&inner), "MPI_Type_free", NULL);
-    check(MPI_Type_free(&piece), "MPI_Type_free", NULL);
+    ex_check(MPI_Type_free(&inner), "MPI_Type_free", NULL);
+    ex_check(MPI_Type_free(&piece), "MPI_Type_free", NULL);
     *disp = (MPI_Offset)r2 * p1 * b + (MPI_Offset)r1 * q;
   }
   if (*filetype != MPI_DATATYPE_NULL)
-    check(MPI_Type_commit(filetype), "MPI_Type_commit", NULL);
+    ex_check(MPI_Type_commit(filetype), "MPI_Type_commit", NULL);
 }
 
 /* Open PATH with MODE and set the view of pattern P; the time it took is
@@ -246,7 +188,7 @@ static MPI_File open_file(const char *path, int mode, int p, int b, int k,
     TIMED(t, "MPI_File_set_view", path,
           MPI_File_set_view(fh, disp, MPI_BYTE, filetype, "native",
                             MPI_INFO_NULL));
-    check(MPI_Type_free(&filetype), "MPI_Type_free", NULL);
+    ex_check(MPI_Type_free(&filetype), "MPI_Type_free", NULL);
   }
   return fh;
 }
@@ -346,20 +288,20 @@ static int run_pattern(const char *path, int p, long long size, int b,
 
     exists = stat(path, &sb) == 0;
     if (exists)
-      check(MPI_File_delete(path, MPI_INFO_NULL), "MPI_File_delete", path);
+      ex_check(MPI_File_delete(path, MPI_INFO_NULL), "MPI_File_delete", path);
   }
-  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
+  ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
   t = write_pattern(path, p, size, b, collective, buf);
-  check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
+  ex_check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
         "MPI_Reduce", NULL);
   if (rank == 0)
     result(pattern_name[p], "write", tmax, size, b, "");
 
-  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
+  ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
   t = read_pattern(path, p, size, b, collective, buf, want, &bad);
-  check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
+  ex_check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
         "MPI_Reduce", NULL);
-  check(MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM,
+  ex_check(MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM,
                       MPI_COMM_WORLD),
         "MPI_Allreduce", NULL);
   if (rank == 0) {
@@ -370,12 +312,12 @@ static int run_pattern(const char *path, int p, long long size, int b,
               path, allbad);
   }
 
-  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
+  ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
   if (rank == 0) {
     if (keep)
       printf("iopattern: kept %s\n", path);
     else
-      check(MPI_File_delete(path, MPI_INFO_NULL), "MPI_File_delete", path);
+      ex_check(MPI_File_delete(path, MPI_INFO_NULL), "MPI_File_delete", path);
   }
   return allbad != 0;
 }
@@ -392,10 +334,11 @@ int main(int argc, char **argv)
     fprintf(stderr, "iopattern: MPI_Init failed (%d)\n", rc);
     return 1;
   }
-  check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
+  ex_check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
         "MPI_Comm_set_errhandler", NULL);
-  check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank", NULL);
-  check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size", NULL);
+  ex_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank", NULL);
+  ex_init("iopattern");
+  ex_check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size", NULL);
 
   opterr = 0;
   while (err == NULL && (opt = getopt(argc, argv, "p:b:s:ckh")) != -1) {
@@ -414,11 +357,11 @@ int main(int argc, char **argv)
         err = "-p: not contiguous, strided, nested or all";
       break;
     case 'b':
-      if ((b = parse_size(optarg, INT_MAX)) < 0)
+      if ((b = ex_parse_count(optarg, INT_MAX)) < 0)
         err = "-b: not a size from 1 to 2G-1";
       break;
     case 's':
-      if ((size = parse_size(optarg, LLONG_MAX)) < 0)
+      if ((size = ex_parse_count(optarg, LLONG_MAX)) < 0)
         err = "-s: not a size";
       break;
     case 'c': collective = 1; break;
@@ -426,7 +369,7 @@ int main(int argc, char **argv)
     case 'h':
       if (rank == 0)
         usage(stdout);
-      return finish(0);
+      return ex_finish(0);
     default: err = "unknown option or missing value"; break;
     }
   }
@@ -445,7 +388,7 @@ int main(int argc, char **argv)
       fprintf(stderr, "iopattern: %s\n", err);
       usage(stderr);
     }
-    return finish(2);
+    return ex_finish(2);
   }
 
   if (rank == 0) {
@@ -453,7 +396,7 @@ int main(int argc, char **argv)
 
     isdir = stat(argv[optind], &sb) == 0 && S_ISDIR(sb.st_mode);
   }
-  check(MPI_Bcast(&isdir, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast", NULL);
+  ex_check(MPI_Bcast(&isdir, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast", NULL);
   if ((buf = malloc((size_t)b)) == NULL ||
       (want = malloc((size_t)b)) == NULL) {
     fprintf(stderr, "iopattern: rank %d: out of memory for -b %lld\n", rank,
@@ -485,5 +428,5 @@ int main(int argc, char **argv)
   }
   free(buf);
   free(want);
-  return finish(failed);
+  return ex_finish(failed);
 }

@@ -47,6 +47,8 @@
 
 #include <mpi.h>
 
+#include "common.h"
+
 #define NARRAYS 8
 #define VALUE_SIZE 4 /* bytes of each value, float or int32 */
 
@@ -64,63 +66,13 @@ static void usage(FILE *f)
              "  PATH  the file, or a directory to write vpicio.dat in\n");
 }
 
-/* End the job when RC is not MPI_SUCCESS, naming WHAT (and ARG). */
-static void check(int rc, const char *what, const char *arg)
-{
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-
-  if (rc == MPI_SUCCESS)
-    return;
-  if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
-    snprintf(msg, sizeof msg, "MPI error %d", rc);
-  fprintf(stderr, "vpicio: rank %d: %s%s%s: %s\n", rank, what,
-          arg != NULL ? " " : "", arg != NULL ? arg : "", msg);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-  exit(1);
-}
-
-/* A count with an optional K, M or G suffix (powers of 1024), 1 to MAX. */
-static long long parse_count(const char *s, long long max)
-{
-  long long v, mult = 1;
-  char *end;
-
-  errno = 0;
-  v = strtoll(s, &end, 10);
-  if (end == s || errno != 0 || v <= 0)
-    return -1;
-  switch (*end) {
-  case 'k': case 'K': mult = 1LL << 10; end++; break;
-  case 'm': case 'M': mult = 1LL << 20; end++; break;
-  case 'g': case 'G': mult = 1LL << 30; end++; break;
-  default: break;
-  }
-  if (*end != '\0' || v > max / mult)
-    return -1;
-  return v * mult;
-}
-
-/* 64-bit mixer (splitmix64's finaliser): the data is a function of the
- * step, the array and the particle's global index, so that a value in the
- * wrong place is found on reading back. */
-static uint64_t mix(uint64_t x)
-{
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
 /* Fill BUF with the N values of array A at step S of this rank. */
 static void fill(void *buf, int a, int s, long long first, int n)
 {
   uint64_t seed = ((uint64_t)s << 56) ^ ((uint64_t)a << 48);
 
   for (int i = 0; i < n; i++) {
-    uint64_t g = (uint64_t)(first + i), h = mix(seed ^ g);
+    uint64_t g = (uint64_t)(first + i), h = ex_mix(seed ^ g);
 
     if (a == 6) /* id1: the particle's global index */
       ((int32_t *)buf)[i] = (int32_t)(g & 0x7fffffff);
@@ -144,7 +96,7 @@ static void check_count(MPI_Status *st, MPI_Datatype type, int n,
 {
   int got = -1;
 
-  check(MPI_Get_count(st, type, &got), "MPI_Get_count", NULL);
+  ex_check(MPI_Get_count(st, type, &got), "MPI_Get_count", NULL);
   if (got != n) {
     fprintf(stderr, "vpicio: rank %d: %s moved %d values, not %d\n", rank,
             what, got, n);
@@ -159,7 +111,7 @@ static void check_count(MPI_Status *st, MPI_Datatype type, int n,
     double t0_ = MPI_Wtime();                                                \
     int rc_ = (call);                                                        \
     *(t) += MPI_Wtime() - t0_;                                               \
-    check(rc_, what, arg);                                                   \
+    ex_check(rc_, what, arg);                                                   \
   } while (0)
 
 static double write_steps(const char *path, int n, int steps, int nprocs,
@@ -229,18 +181,6 @@ static double read_steps(const char *path, int n, int steps, int nprocs,
   return t;
 }
 
-/* MPI_Finalize, then exit status STATUS (1 if MPI_Finalize fails). */
-static int finish(int status)
-{
-  int rc = MPI_Finalize();
-
-  if (rc != MPI_SUCCESS) {
-    fprintf(stderr, "vpicio: rank %d: MPI_Finalize failed (%d)\n", rank, rc);
-    return 1;
-  }
-  return status;
-}
-
 static void result(const char *phase, double t, int nprocs, long long n,
                    int steps, long long bytes, const char *extra)
 {
@@ -265,10 +205,11 @@ int main(int argc, char **argv)
     fprintf(stderr, "vpicio: MPI_Init failed (%d)\n", rc);
     return 1;
   }
-  check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
+  ex_check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
         "MPI_Comm_set_errhandler", NULL);
-  check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank", NULL);
-  check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size", NULL);
+  ex_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank", NULL);
+  ex_init("vpicio");
+  ex_check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size", NULL);
 
   opterr = 0;
   while (err == NULL && (opt = getopt(argc, argv, "n:t:rkh")) != -1) {
@@ -276,11 +217,11 @@ int main(int argc, char **argv)
 
     switch (opt) {
     case 'n':
-      if ((n = parse_count(optarg, INT_MAX)) < 0)
+      if ((n = ex_parse_count(optarg, INT_MAX)) < 0)
         err = "-n: not a count from 1 to 2^31-1";
       break;
     case 't':
-      if ((v = parse_count(optarg, INT_MAX)) < 0)
+      if ((v = ex_parse_count(optarg, INT_MAX)) < 0)
         err = "-t: not a count from 1 to 2^31-1";
       steps = (int)v;
       break;
@@ -289,7 +230,7 @@ int main(int argc, char **argv)
     case 'h':
       if (rank == 0)
         usage(stdout);
-      return finish(0);
+      return ex_finish(0);
     default: err = "unknown option or missing value"; break;
     }
   }
@@ -305,7 +246,7 @@ int main(int argc, char **argv)
       fprintf(stderr, "vpicio: %s\n", err);
       usage(stderr);
     }
-    return finish(2);
+    return ex_finish(2);
   }
 
   /* Rank 0 looks at PATH: a directory, an old file to remove, or new. */
@@ -317,12 +258,12 @@ int main(int argc, char **argv)
       exists = !isdir;
     }
   }
-  check(MPI_Bcast(&isdir, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast", NULL);
+  ex_check(MPI_Bcast(&isdir, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast", NULL);
   if ((size_t)snprintf(path, sizeof path, "%s%s", argv[optind],
                        isdir ? "/vpicio.dat" : "") >= sizeof path) {
     if (rank == 0)
       fprintf(stderr, "vpicio: %s: path too long\n", argv[optind]);
-    return finish(2);
+    return ex_finish(2);
   }
   if (isdir && rank == 0) {
     struct stat sb;
@@ -330,7 +271,7 @@ int main(int argc, char **argv)
     exists = stat(path, &sb) == 0;
   }
   if (exists)
-    check(MPI_File_delete(path, MPI_INFO_NULL), "MPI_File_delete", path);
+    ex_check(MPI_File_delete(path, MPI_INFO_NULL), "MPI_File_delete", path);
 
   if ((buf = malloc((size_t)n * VALUE_SIZE)) == NULL ||
       (readback && (want = malloc((size_t)n * VALUE_SIZE)) == NULL)) {
@@ -341,19 +282,19 @@ int main(int argc, char **argv)
   }
   bytes = (long long)nprocs * n * NARRAYS * VALUE_SIZE * steps;
 
-  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
+  ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
   t = write_steps(path, (int)n, steps, nprocs, buf);
-  check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
+  ex_check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
         "MPI_Reduce", NULL);
   if (rank == 0)
     result("write", tmax, nprocs, n, steps, bytes, "");
 
   if (readback) {
-    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
+    ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
     t = read_steps(path, (int)n, steps, nprocs, buf, want, &bad);
-    check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
+    ex_check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
           "MPI_Reduce", NULL);
-    check(MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM,
+    ex_check(MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM,
                         MPI_COMM_WORLD),
           "MPI_Allreduce", NULL);
     if (rank == 0)
@@ -364,14 +305,14 @@ int main(int argc, char **argv)
               allbad, path);
   }
 
-  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
+  ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
   if (rank == 0) {
     if (keep)
       printf("vpicio: kept %s\n", path);
     else
-      check(MPI_File_delete(path, MPI_INFO_NULL), "MPI_File_delete", path);
+      ex_check(MPI_File_delete(path, MPI_INFO_NULL), "MPI_File_delete", path);
   }
   free(buf);
   free(want);
-  return finish(allbad != 0);
+  return ex_finish(allbad != 0);
 }
