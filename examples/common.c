@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <mpi.h>
 
@@ -38,6 +39,20 @@ void ex_check(int rc, const char *what, const char *arg)
   fprintf(stderr, "%s: rank %d: %s%s%s: %s\n", prog, rank, what,
           arg != NULL ? " " : "", arg != NULL ? arg : "", msg);
   ex_fail();
+}
+
+int ex_is_dir(const char *path)
+{
+  int isdir = 0;
+
+  if (rank == 0) {
+    struct stat sb;
+
+    isdir = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+  }
+  ex_check(MPI_Bcast(&isdir, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast",
+           NULL);
+  return isdir;
 }
 
 int ex_finish(int status)

@@ -17,6 +17,10 @@ void ex_fail(void);
 /* End the job when RC is not MPI_SUCCESS, naming WHAT (and ARG). */
 void ex_check(int rc, const char *what, const char *arg);
 
+/* Whether PATH is a directory: rank 0 looks, every rank learns.
+ * Collective over MPI_COMM_WORLD. */
+int ex_is_dir(const char *path);
+
 /* MPI_Finalize, then exit status STATUS (1 if MPI_Finalize fails). */
 int ex_finish(int status);
 

@@ -43,7 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -263,7 +262,7 @@ int main(int argc, char **argv)
     return 1;
   }
   ex_check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
-        "MPI_Comm_set_errhandler", NULL);
+           "MPI_Comm_set_errhandler", NULL);
   ex_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank", NULL);
   ex_init("h5vpic");
   ex_check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size", NULL);
@@ -305,12 +304,7 @@ int main(int argc, char **argv)
     return ex_finish(2);
   }
 
-  if (rank == 0) {
-    struct stat sb;
-
-    isdir = stat(argv[optind], &sb) == 0 && S_ISDIR(sb.st_mode);
-  }
-  ex_check(MPI_Bcast(&isdir, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast", NULL);
+  isdir = ex_is_dir(argv[optind]);
   if ((size_t)snprintf(path, sizeof path, "%s%s", argv[optind],
                        isdir ? "/h5vpic.h5" : "") >= sizeof path) {
     if (rank == 0)
@@ -329,7 +323,7 @@ int main(int argc, char **argv)
   ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
   t = write_steps(&h, path, (int)n, steps, buf);
   ex_check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
-        "MPI_Reduce", NULL);
+           "MPI_Reduce", NULL);
   if (rank == 0)
     result("write", tmax, nprocs, n, steps, bytes, "");
 
@@ -337,10 +331,10 @@ int main(int argc, char **argv)
     ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
     t = read_steps(&h, path, (int)n, steps, buf, want, &bad);
     ex_check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
-          "MPI_Reduce", NULL);
+             "MPI_Reduce", NULL);
     ex_check(MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM,
-                        MPI_COMM_WORLD),
-          "MPI_Allreduce", NULL);
+                           MPI_COMM_WORLD),
+             "MPI_Allreduce", NULL);
     if (rank == 0)
       result("read ", tmax, nprocs, n, steps, bytes,
              allbad == 0 ? ", verified" : ", WRONG DATA");

@@ -122,7 +122,7 @@ static void check_count(MPI_Status *st, int n, const char *what)
     double t0_ = MPI_Wtime();                                                \
     int rc_ = (call);                                                        \
     *(t) += MPI_Wtime() - t0_;                                               \
-    ex_check(rc_, what, arg);                                                   \
+    ex_check(rc_, what, arg);                                                \
   } while (0)
 
 /* The largest divisor of N not above its square root. */
@@ -148,9 +148,9 @@ static void make_view(int p, int b, int k, MPI_Offset *disp,
   *filetype = MPI_DATATYPE_NULL;
   if (p == STRIDED) {
     ex_check(MPI_Type_contiguous(b, MPI_BYTE, &block), "MPI_Type_contiguous",
-          NULL);
+             NULL);
     ex_check(MPI_Type_vector(k, 1, nprocs, block, filetype), "MPI_Type_vector",
-          NULL);
+             NULL);
     ex_check(MPI_Type_free(&block), "MPI_Type_free", NULL);
     *disp = (MPI_Offset)rank * b;
   } else if (p == NESTED) {
@@ -158,12 +158,12 @@ static void make_view(int p, int b, int k, MPI_Offset *disp,
     int r1 = rank % p1, r2 = rank / p1;
 
     ex_check(MPI_Type_contiguous(q, MPI_BYTE, &piece), "MPI_Type_contiguous",
-          NULL);
+             NULL);
     ex_check(MPI_Type_vector(NEST_PIECES, 1, p1, piece, &inner),
-          "MPI_Type_vector", NULL);
+             "MPI_Type_vector", NULL);
     ex_check(MPI_Type_create_hvector(k, 1, (MPI_Aint)nprocs * b, inner,
-                                  filetype),
-          "MPI_Type_create_hvector", NULL);
+                                     filetype),
+             "MPI_Type_create_hvector", NULL);
     ex_check(MPI_Type_free(&inner), "MPI_Type_free", NULL);
     ex_check(MPI_Type_free(&piece), "MPI_Type_free", NULL);
     *disp = (MPI_Offset)r2 * p1 * b + (MPI_Offset)r1 * q;
@@ -293,17 +293,17 @@ static int run_pattern(const char *path, int p, long long size, int b,
   ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
   t = write_pattern(path, p, size, b, collective, buf);
   ex_check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
-        "MPI_Reduce", NULL);
+           "MPI_Reduce", NULL);
   if (rank == 0)
     result(pattern_name[p], "write", tmax, size, b, "");
 
   ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
   t = read_pattern(path, p, size, b, collective, buf, want, &bad);
   ex_check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
-        "MPI_Reduce", NULL);
+           "MPI_Reduce", NULL);
   ex_check(MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM,
-                      MPI_COMM_WORLD),
-        "MPI_Allreduce", NULL);
+                         MPI_COMM_WORLD),
+           "MPI_Allreduce", NULL);
   if (rank == 0) {
     result(pattern_name[p], "read ", tmax, size, b,
            allbad == 0 ? ", verified" : ", WRONG DATA");
@@ -335,7 +335,7 @@ int main(int argc, char **argv)
     return 1;
   }
   ex_check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
-        "MPI_Comm_set_errhandler", NULL);
+           "MPI_Comm_set_errhandler", NULL);
   ex_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank", NULL);
   ex_init("iopattern");
   ex_check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size", NULL);
@@ -391,12 +391,7 @@ int main(int argc, char **argv)
     return ex_finish(2);
   }
 
-  if (rank == 0) {
-    struct stat sb;
-
-    isdir = stat(argv[optind], &sb) == 0 && S_ISDIR(sb.st_mode);
-  }
-  ex_check(MPI_Bcast(&isdir, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast", NULL);
+  isdir = ex_is_dir(argv[optind]);
   if ((buf = malloc((size_t)b)) == NULL ||
       (want = malloc((size_t)b)) == NULL) {
     fprintf(stderr, "iopattern: rank %d: out of memory for -b %lld\n", rank,

@@ -111,7 +111,7 @@ static void check_count(MPI_Status *st, MPI_Datatype type, int n,
     double t0_ = MPI_Wtime();                                                \
     int rc_ = (call);                                                        \
     *(t) += MPI_Wtime() - t0_;                                               \
-    ex_check(rc_, what, arg);                                                   \
+    ex_check(rc_, what, arg);                                                \
   } while (0)
 
 static double write_steps(const char *path, int n, int steps, int nprocs,
@@ -206,7 +206,7 @@ int main(int argc, char **argv)
     return 1;
   }
   ex_check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
-        "MPI_Comm_set_errhandler", NULL);
+           "MPI_Comm_set_errhandler", NULL);
   ex_check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank", NULL);
   ex_init("vpicio");
   ex_check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size", NULL);
@@ -249,23 +249,15 @@ int main(int argc, char **argv)
     return ex_finish(2);
   }
 
-  /* Rank 0 looks at PATH: a directory, an old file to remove, or new. */
-  if (rank == 0) {
-    struct stat sb;
-
-    if (stat(argv[optind], &sb) == 0) {
-      isdir = S_ISDIR(sb.st_mode);
-      exists = !isdir;
-    }
-  }
-  ex_check(MPI_Bcast(&isdir, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast", NULL);
+  /* PATH: a directory, an old file to remove, or new. */
+  isdir = ex_is_dir(argv[optind]);
   if ((size_t)snprintf(path, sizeof path, "%s%s", argv[optind],
                        isdir ? "/vpicio.dat" : "") >= sizeof path) {
     if (rank == 0)
       fprintf(stderr, "vpicio: %s: path too long\n", argv[optind]);
     return ex_finish(2);
   }
-  if (isdir && rank == 0) {
+  if (rank == 0) {
     struct stat sb;
 
     exists = stat(path, &sb) == 0;
@@ -285,7 +277,7 @@ int main(int argc, char **argv)
   ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
   t = write_steps(path, (int)n, steps, nprocs, buf);
   ex_check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
-        "MPI_Reduce", NULL);
+           "MPI_Reduce", NULL);
   if (rank == 0)
     result("write", tmax, nprocs, n, steps, bytes, "");
 
@@ -293,10 +285,10 @@ int main(int argc, char **argv)
     ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
     t = read_steps(path, (int)n, steps, nprocs, buf, want, &bad);
     ex_check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
-          "MPI_Reduce", NULL);
+             "MPI_Reduce", NULL);
     ex_check(MPI_Allreduce(&bad, &allbad, 1, MPI_LONG_LONG, MPI_SUM,
-                        MPI_COMM_WORLD),
-          "MPI_Allreduce", NULL);
+                           MPI_COMM_WORLD),
+             "MPI_Allreduce", NULL);
     if (rank == 0)
       result("read ", tmax, nprocs, n, steps, bytes,
              allbad == 0 ? ", verified" : ", WRONG DATA");
