@@ -30,9 +30,14 @@ enum {
   PMON_DRV_COUNTER = 1 << 0,  /* read() fills raw[]: cumulative counts */
   PMON_DRV_SAMPLED = 1 << 1,  /* read() fills watts[]: instantaneous power */
   PMON_DRV_ESTIMATED = 1 << 2, /* figures come from a model, not a meter */
-  PMON_DRV_EXTERNAL = 1 << 3   /* a device outside the node, named by a
+  PMON_DRV_EXTERNAL = 1 << 3,  /* a device outside the node, named by a
                                   specification (PMON_METERS, the site
                                   file): "auto" never probes it */
+  PMON_DRV_PART = 1 << 4       /* measures parts of the node (processors,
+                                  memory, GPUs), never all of it: "auto"
+                                  opens every such driver it finds, side
+                                  by side, when no driver measures the
+                                  whole node */
 };
 
 /* What part of the node a channel measures. */
@@ -41,7 +46,9 @@ enum pmon_domain {
   PMON_DOM_CPU,    /* processors */
   PMON_DOM_MEMORY, /* memory */
   PMON_DOM_ACCEL,  /* accelerators */
-  PMON_DOM_OTHER
+  PMON_DOM_OTHER,
+  PMON_DOM_MODULE  /* a module of processor, memory and accelerator
+                      together (NVIDIA GH200): overlaps all three */
 };
 
 /* Channel flags. */
@@ -55,7 +62,23 @@ struct pmon_channel {
   unsigned flags;   /* PMON_CH_* */
   double scale;     /* raw count -> joules (counter meters); 1 for watts */
   uint64_t range;   /* counter modulus, 0 when it does not wrap */
+  double max_watts; /* counter meters: the most power the channel can
+                       draw, 0 when unknown (the core then assumes
+                       PMON_WRAP_WATTS).  With RANGE it gives the shortest
+                       time in which the counter can wrap: the core reads
+                       it at least twice in that time, and drops (with an
+                       event) an interval too long to tell how often it
+                       wrapped */
+  char overlaps[PMON_CH_NAME_MAX]; /* a channel that is not in the total
+                       because it is part of another: that channel's
+                       name ("package-0" for a core zone), or "all" for
+                       one that overlaps every other (psys); "" when it
+                       overlaps none.  Shown in the report. */
 };
+
+/* A counter channel whose max_watts is 0 is assumed to draw at most this
+ * much, for the wrap guard. */
+#define PMON_WRAP_WATTS 2000.0
 
 #define PMON_SECRET_MAX 8 /* secrets per specification */
 
@@ -111,6 +134,16 @@ struct pmon_meter {
   double interval_s;          /* read period; open() may change it */
   int nch;                    /* set by open(), 1 .. PMON_CH_MAX */
   struct pmon_channel ch[PMON_CH_MAX];
+  char source[64];            /* MAY be set by open(): how the device is
+                                 read, when a driver has several ways
+                                 ("powercap", "perf", "msr") */
+  char note[320];             /* MAY be set by open(): one line on what it
+                                 could not use on the way and what would
+                                 fix it ("powercap: .../energy_uj: EACCES
+                                 (root-only since CVE-2020-8694): a udev
+                                 rule or sysfsutils can make it 0444").
+                                 The report's meter entry and pmon-meters
+                                 show it. */
 };
 
 struct pmon_driver {
@@ -195,10 +228,11 @@ int pmon__meter_add_channel(struct pmon_meter *m, const char *name,
                             double scale, uint64_t range);
 
 /*
- * The root of the sysfs and procfs trees ("/sys", "/proc" unless
- * PMON_SYSFS_ROOT or PMON_PROC_ROOT say otherwise).
+ * The root of the sysfs, procfs and device trees ("/sys", "/proc", "/dev"
+ * unless PMON_SYSFS_ROOT, PMON_PROC_ROOT or PMON_DEV_ROOT say otherwise).
  */
 const char *pmon__sysfs_root(void);
 const char *pmon__proc_root(void);
+const char *pmon__dev_root(void);
 
 #endif /* PMON_DRIVER_H */

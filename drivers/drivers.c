@@ -280,3 +280,8 @@ const char *pmon__proc_root(void)
 {
   return root(PMON_ENV_PROC_ROOT, "/proc");
 }
+
+const char *pmon__dev_root(void)
+{
+  return root(PMON_ENV_DEV_ROOT, "/dev");
+}

@@ -30,8 +30,8 @@
 
 #define REPORT_FORMAT_VERSION 1
 
-static const char *const domain_names[] = {"node", "cpu", "memory", "accel",
-                                           "other"};
+static const char *const domain_names[] = {"node",  "cpu",   "memory",
+                                           "accel", "other", "module"};
 
 static json_t *number_or_null(double v, int valid)
 {

@@ -246,6 +246,8 @@ static const char *domain_name(enum pmon_domain d)
     return "memory";
   case PMON_DOM_ACCEL:
     return "accel";
+  case PMON_DOM_MODULE:
+    return "module";
   default:
     return "other";
   }
