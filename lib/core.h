@@ -57,7 +57,8 @@ struct pmon_tl {
 struct pmon_shared {
   int32_t nmeters;
   int32_t total_meter;                /* -1 when the node has no total */
-  uint32_t total_mask[PMON_METER_MAX]; /* channels in the node total */
+  uint32_t total_mask[PMON_METER_MAX]; /* per meter, its channels in the
+                                         node total (0: not in it) */
   int32_t nch[PMON_METER_MAX];
   uint64_t t_init_ns;                 /* the leader's first sample time */
   struct pmon_tl tl[]; /* nmeters of them */
@@ -89,6 +90,12 @@ struct pmon_mstate {
   unsigned long gaps;       /* intervals left out */
   uint64_t lost_ns;         /* start of the current run of failed reads,
                                0 when reading */
+  uint64_t wrap_ns;         /* counter meters: the shortest time in which
+                               a channel can wrap (range x scale over
+                               max_watts), 0 when none wraps.  Readings
+                               further apart than this may hide a wrap:
+                               their interval is dropped, not guessed */
+  unsigned long ambiguous;  /* intervals dropped for that */
 
   /* The poller thread that reads this meter (leader only). */
   pthread_t poller;
@@ -135,7 +142,11 @@ struct pmon_state {
   /* Leader only. */
   int nmeters;
   struct pmon_mstate *ms;
-  int total_meter;    /* meter whose total channels form the node total */
+  int total_meter;    /* the first meter in the node total, -1 for none:
+                         its samples clock the total's history */
+  uint32_t total_mask[PMON_METER_MAX]; /* per meter, its channels in the
+                                          node total (pmon__total_plan) */
+  unsigned covers;    /* what the node total covers: 1 << PMON_DOM_* */
   struct pmon_event *events;
   int nevents;
   struct pmon_hist_point *hist; /* the node total over the whole job, at
@@ -188,6 +199,21 @@ void pmon__meters_finish(void);
 void pmon__meters_close(void);
 void pmon__event(uint64_t t_ns, int meter, const char *type,
                  const char *fmt, ...) PMON_PRINTF(4, 5);
+/*
+ * Which channels form the node total, so that nothing is counted twice:
+ * the first measured meter that covers the whole node; else every measured
+ * meter of parts of the node (RAPL, NVML) whose domains overlap none taken
+ * before it, in order; else the first estimated meter.  Within a meter, its
+ * PMON_CH_TOTAL channels.  M[0..N-1] are open meters; MASK[i] gets meter
+ * i's channels in the total, 0 when it is left out.  Returns the domains
+ * the total covers (1 << PMON_DOM_*), 0 when there is no total.  The same
+ * rule for the library and pmon-meters(1).
+ */
+unsigned pmon__total_plan(const struct pmon_meter *const *m, int n,
+                          uint32_t *mask);
+/* What COVERS (from pmon__total_plan) is, in words: "node", or the parts
+ * joined by '+' ("cpu+memory+accel"); "" when 0. */
+const char *pmon__covers_text(unsigned covers, char *buf, size_t size);
 
 /* lib/site.c */
 const char *pmon__site_path(int *is_default);

@@ -129,6 +129,43 @@ void pmon__event(uint64_t t_ns, int meter, const char *type,
   pthread_mutex_unlock(&g->lock);
 }
 
+/*
+ * The wrap guard: a counter that wraps must be read at least twice in the
+ * shortest time it can take to wrap (its range at the channel's highest
+ * power), whatever the read period asked, so that every wrap is seen
+ * however long a region is.  MS is meter number g->nmeters, just opened.
+ */
+static void wrap_guard(struct pmon_mstate *ms)
+{
+  struct pmon_meter *m = &ms->m;
+  double wrap_s = 0;
+  int which = -1;
+
+  if (!(m->flags & PMON_DRV_COUNTER))
+    return;
+  for (int c = 0; c < m->nch; c++) {
+    const struct pmon_channel *ch = &m->ch[c];
+    double w = ch->max_watts > 0 ? ch->max_watts : PMON_WRAP_WATTS;
+    double s = (double)ch->range * ch->scale / w;
+
+    if (ch->range != 0 && s > 0 && (which < 0 || s < wrap_s))
+      wrap_s = s, which = c;
+  }
+  if (which < 0)
+    return;
+  ms->wrap_ns = (uint64_t)(wrap_s * 1e9);
+  if (m->interval_s > wrap_s / 2) {
+    pmon__event(pmon__now_ns(), pmon__g.nmeters, "wrap_guard",
+                "read every %.3g s, not %.3g s: channel %s can wrap in "
+                "%.3g s (%.6g J at %.6g W)",
+                wrap_s / 2, m->interval_s, m->ch[which].name, wrap_s,
+                (double)m->ch[which].range * m->ch[which].scale,
+                m->ch[which].max_watts > 0 ? m->ch[which].max_watts
+                                           : PMON_WRAP_WATTS);
+    m->interval_s = wrap_s / 2;
+  }
+}
+
 /* Open SPEC as meter number g->nmeters.  0, or the driver's error. */
 static int open_one(const struct pmon_spec *spec)
 {
@@ -152,18 +189,21 @@ static int open_one(const struct pmon_spec *spec)
     return rc;
   }
   ms->estimated = (ms->m.flags & PMON_DRV_ESTIMATED) != 0;
+  wrap_guard(ms);
   ms->ttl_ns = (uint64_t)(PMON_TTL_READINGS * ms->m.interval_s * 1e9);
   g->nmeters++;
   return 0;
 }
 
-/* "auto": the site file's meters for this node, then the first real
- * meter whose probe succeeds, else the estimate. */
+/* "auto": the site file's meters for this node; then the first driver
+ * that measures the whole node and works, in the order of the table
+ * (pm_counters, hwmon); else every driver of parts of the node that works
+ * (rapl, nvml), side by side; else, with no meter at all, the estimate. */
 static int open_auto(void)
 {
   struct pmon_state *g = &pmon__g;
   struct pmon_spec spec, site[PMON_METER_MAX - 1];
-  int n = 0, rc;
+  int n = 0, rc, whole = 0;
 
   if ((rc = pmon__site_meters(g->node_name, site, PMON_METER_MAX - 1, &n)) !=
       0)
@@ -175,23 +215,94 @@ static int open_auto(void)
       pmon__event(pmon__now_ns(), -1, "open_error", "%s",
                   pmon_errmsg() + strlen("pmon: "));
   }
-  for (int i = 0; pmon__drivers[i] != NULL; i++) {
-    const struct pmon_driver *drv = pmon__drivers[i];
+  for (int part = 0; part < 2 && !whole; part++)
+    for (int i = 0; pmon__drivers[i] != NULL && !whole; i++) {
+      const struct pmon_driver *drv = pmon__drivers[i];
 
-    if (drv->flags & (PMON_DRV_ESTIMATED | PMON_DRV_EXTERNAL))
-      continue;
-    pmon__spec_parse(drv->name, &spec);
-    if (drv->probe != NULL && drv->probe(&spec) != 0)
-      continue;
-    if (open_one(&spec) == 0)
-      return 0;
-    pmon__event(pmon__now_ns(), -1, "open_error", "%s",
-                pmon_errmsg() + strlen("pmon: "));
-  }
-  if (g->nmeters > 0) /* measured by the site's meters */
+      if ((drv->flags & (PMON_DRV_ESTIMATED | PMON_DRV_EXTERNAL)) ||
+          ((drv->flags & PMON_DRV_PART) != 0) != part ||
+          g->nmeters == PMON_METER_MAX - 1)
+        continue;
+      pmon__spec_parse(drv->name, &spec);
+      if (drv->probe != NULL && drv->probe(&spec) != 0)
+        continue;
+      if (open_one(&spec) == 0)
+        whole = !part;
+      else
+        pmon__event(pmon__now_ns(), -1, "open_error", "%s",
+                    pmon_errmsg() + strlen("pmon: "));
+    }
+  if (g->nmeters > 0) /* measured */
     return 0;
   pmon__spec_parse("estimate", &spec);
   return open_one(&spec);
+}
+
+/* The domains that a channel of domain D measures, wholly or in part:
+ * two channels overlap when these share a bit. */
+static unsigned overlap_bits(enum pmon_domain d)
+{
+  const unsigned all = (1u << (PMON_DOM_MODULE + 1)) - 1;
+
+  switch (d) {
+  case PMON_DOM_NODE:
+    return all;
+  case PMON_DOM_MODULE:
+    return 1u << PMON_DOM_MODULE | 1u << PMON_DOM_CPU |
+           1u << PMON_DOM_MEMORY | 1u << PMON_DOM_ACCEL;
+  default:
+    return 1u << d;
+  }
+}
+
+unsigned pmon__total_plan(const struct pmon_meter *const *m, int n,
+                          uint32_t *mask)
+{
+  unsigned taken = 0, covers = 0;
+
+  for (int i = 0; i < n; i++)
+    mask[i] = 0;
+  /* Pass 0: a measured whole-node meter; 1: measured parts side by side;
+   * 2: the estimate. */
+  for (int pass = 0; pass < 3 && covers == 0; pass++)
+    for (int i = 0; i < n; i++) {
+      unsigned doms = 0, over = 0;
+      uint32_t chans = 0;
+      int est = (m[i]->flags & PMON_DRV_ESTIMATED) != 0;
+
+      for (int c = 0; c < m[i]->nch; c++)
+        if (m[i]->ch[c].flags & PMON_CH_TOTAL) {
+          doms |= 1u << m[i]->ch[c].domain;
+          over |= overlap_bits(m[i]->ch[c].domain);
+          chans |= 1u << c;
+        }
+      if (chans == 0 || est != (pass == 2) || (over & taken) != 0 ||
+          (pass < 2 && (pass == 0) != ((doms & 1u << PMON_DOM_NODE) != 0)))
+        continue;
+      mask[i] = chans;
+      taken |= over;
+      covers |= doms;
+      if (pass != 1)
+        break;
+    }
+  return covers;
+}
+
+const char *pmon__covers_text(unsigned covers, char *buf, size_t size)
+{
+  static const char *const names[] = {"node", "cpu",   "memory",
+                                      "accel", "other", "module"};
+  size_t len = 0;
+
+  buf[0] = '\0';
+  if (covers & 1u << PMON_DOM_NODE)
+    covers = 1u << PMON_DOM_NODE;
+  for (unsigned d = 0; d < sizeof names / sizeof names[0]; d++)
+    if (covers & 1u << d) {
+      snprintf(buf + len, size - len, "%s%s", len > 0 ? "+" : "", names[d]);
+      len += strlen(buf + len);
+    }
+  return buf;
 }
 
 int pmon__meters_open(void)
@@ -218,18 +329,45 @@ int pmon__meters_open(void)
                     pmon_errmsg() + strlen("pmon: "));
     }
   }
-  /* The node total: the first measured meter with total channels, else
-   * the first estimated one.  Other meters' channels are reported but
-   * never added, so that nothing is counted twice. */
-  for (int pass = 0; pass < 2 && g->total_meter < 0; pass++)
-    for (int i = 0; i < g->nmeters && g->total_meter < 0; i++) {
-      if (g->ms[i].estimated != pass)
-        continue;
-      for (int c = 0; c < g->ms[i].m.nch; c++)
-        if (g->ms[i].m.ch[c].flags & PMON_CH_TOTAL)
-          g->total_meter = i;
-    }
+  {
+    const struct pmon_meter *m[PMON_METER_MAX];
+
+    for (int i = 0; i < g->nmeters; i++)
+      m[i] = &g->ms[i].m;
+    g->covers = pmon__total_plan(m, g->nmeters, g->total_mask);
+    for (int i = g->nmeters - 1; i >= 0; i--)
+      if (g->total_mask[i] != 0)
+        g->total_meter = i;
+  }
   return 0;
+}
+
+/*
+ * A point of the node total's history at T, on the poller of the first
+ * meter in the total, which has just published a sample at T.  The other
+ * meters in it count with their latest samples (at most one of their
+ * intervals older), and the measured time is the least of theirs.
+ */
+static void hist_add(uint64_t t)
+{
+  struct pmon_state *g = &pmon__g;
+  double total = 0;
+  uint64_t covered = UINT64_MAX;
+
+  for (int j = 0; j < g->nmeters; j++) {
+    struct pmon_tl_sample s;
+    uint64_t seq = pmon__tl_seq(&g->sh->tl[j]);
+
+    if (g->sh->total_mask[j] == 0)
+      continue;
+    if (seq == 0 || pmon__tl_get(&g->sh->tl[j], seq - 1, &s) != 0)
+      return; /* not every part has a sample yet */
+    for (int c = 0; c < g->ms[j].m.nch; c++)
+      if (g->sh->total_mask[j] & (1u << c))
+        total += s.e[c];
+    covered = s.covered_ns < covered ? s.covered_ns : covered;
+  }
+  pmon__hist_add(t, total, covered);
 }
 
 /*
@@ -281,7 +419,18 @@ static int sample_one(int i, int force)
   }
   if (r.stale && !force)
     return 0;
-  if (m->flags & PMON_DRV_COUNTER) {
+  if ((m->flags & PMON_DRV_COUNTER) && ms->wrap_ns != 0 &&
+      t - ms->prev_ns >= ms->wrap_ns) {
+    /* So long since the last reading that a counter may have wrapped
+     * more than once: how much energy went by is unknown. */
+    ms->ambiguous++;
+    pmon__event(t, i, "wrap_unknown",
+                "no reading for %.3f s, as long as a counter takes to "
+                "wrap (%.3f s): that time is not counted",
+                (double)(t - ms->prev_ns) * 1e-9,
+                (double)ms->wrap_ns * 1e-9);
+    memcpy(ms->prev_raw, r.raw, sizeof r.raw);
+  } else if (m->flags & PMON_DRV_COUNTER) {
     double dt = (double)(t - ms->prev_ns) * 1e-9 + 1.0;
     int back = 0;
 
@@ -343,14 +492,8 @@ static int sample_one(int i, int force)
     ms->covered_ns = 0;
   }
   pmon__tl_publish(&g->sh->tl[i], t, ms->covered_ns, ms->e, m->nch);
-  if (i == g->total_meter) {
-    double total = 0;
-
-    for (int c = 0; c < m->nch; c++)
-      if (g->sh->total_mask[i] & (1u << c))
-        total += ms->e[c];
-    pmon__hist_add(t, total, ms->covered_ns);
-  }
+  if (i == g->total_meter)
+    hist_add(t);
   return 1;
 }
 
@@ -377,6 +520,17 @@ void pmon__meters_sample_all(uint64_t now)
       nanosleep(&nap, NULL);
     }
     ms->due_ns = pmon__now_ns() + period;
+  }
+  /* With several meters in the total, the history's point for the first
+   * one's sample could not be made before the others had theirs. */
+  if (g->total_meter >= 0) {
+    struct pmon_tl *tl = &g->sh->tl[g->total_meter];
+    struct pmon_tl_sample s;
+
+    if (pmon__tl_seq(tl) > 0 &&
+        pmon__tl_get(tl, pmon__tl_seq(tl) - 1, &s) == 0 &&
+        (g->nhist == 0 || g->hist[g->nhist - 1].t_ns < s.t_ns))
+      hist_add(s.t_ns);
   }
 }
 

@@ -148,9 +148,7 @@ int pmon__node_share(void)
     sh->total_meter = g->total_meter;
     for (int i = 0; i < nmeters; i++) {
       sh->nch[i] = g->ms[i].m.nch;
-      for (int c = 0; c < g->ms[i].m.nch; c++)
-        if (g->ms[i].m.ch[c].flags & PMON_CH_TOTAL)
-          sh->total_mask[i] |= 1u << c;
+      sh->total_mask[i] = g->total_mask[i];
     }
   }
   return 0;

@@ -338,20 +338,28 @@ int pmon_read(double *energy_j, double *time_s)
 {
   const struct pmon_shared *sh;
   struct pmon_tl_sample s;
-  int rc = running("pmon_read"), tm;
+  int rc = running("pmon_read");
   double e = 0;
 
   if (rc != 0)
     return rc > 0 ? pmon__fail(PMON_ENODATA, "pmon_read: pmon is disabled")
                   : rc;
   sh = pmon__g.sh;
-  tm = sh->total_meter;
-  if (tm < 0 || pmon__tl_seq(&sh->tl[tm]) == 0 ||
-      pmon__tl_get(&sh->tl[tm], pmon__tl_seq(&sh->tl[tm]) - 1, &s) != 0)
+  /* The node total: the latest sample of each meter in it; the time is
+   * that of the first such meter's. */
+  for (int i = sh->nmeters - 1; i >= 0; i--) {
+    if (sh->total_mask[i] == 0)
+      continue;
+    if (pmon__tl_seq(&sh->tl[i]) == 0 ||
+        pmon__tl_get(&sh->tl[i], pmon__tl_seq(&sh->tl[i]) - 1, &s) != 0)
+      return pmon__fail(PMON_ENODATA,
+                        "pmon_read: no energy data on this node yet");
+    for (int c = 0; c < sh->nch[i]; c++)
+      if (sh->total_mask[i] & (1u << c))
+        e += s.e[c];
+  }
+  if (sh->total_meter < 0)
     return pmon__fail(PMON_ENODATA, "pmon_read: no energy data on this node");
-  for (int c = 0; c < sh->nch[tm]; c++)
-    if (sh->total_mask[tm] & (1u << c))
-      e += s.e[c];
   if (energy_j != NULL)
     *energy_j = e;
   if (time_s != NULL)

@@ -75,15 +75,32 @@ static int flat_index(int m, int c)
 static int node_total(json_t *e, double *out)
 {
   const struct pmon_shared *sh = pmon__g.sh;
-  int tm = sh->total_meter;
 
   *out = 0;
-  if (tm < 0 || !json_is_array(e))
+  if (sh->total_meter < 0 || !json_is_array(e))
     return 0;
-  for (int c = 0; c < sh->nch[tm]; c++)
-    if (sh->total_mask[tm] & (1u << c))
-      *out += json_real_value(json_array_get(e, (size_t)flat_index(tm, c)));
+  for (int i = 0; i < sh->nmeters; i++)
+    for (int c = 0; c < sh->nch[i]; c++)
+      if (sh->total_mask[i] & (1u << c))
+        *out += json_real_value(json_array_get(e, (size_t)flat_index(i, c)));
   return 1;
+}
+
+/* The least of COVER[i] (per meter, a rank's "cover") over the meters in
+ * the node total; -1 when there is none. */
+static double total_cover(json_t *cover)
+{
+  const struct pmon_shared *sh = pmon__g.sh;
+  double least = -1;
+
+  for (int i = 0; i < sh->nmeters; i++) {
+    json_t *v = json_array_get(cover, (size_t)i);
+
+    if (sh->total_mask[i] != 0 && json_is_number(v) &&
+        (least < 0 || json_number_value(v) < least))
+      least = json_number_value(v);
+  }
+  return least;
 }
 
 static json_t *meters_json(void)
@@ -93,21 +110,27 @@ static json_t *meters_json(void)
 
   for (int i = 0; i < g->nmeters; i++) {
     const struct pmon_meter *m = &g->ms[i].m;
-    json_t *chs = json_array();
+    json_t *chs = json_array(), *o;
 
-    for (int c = 0; c < m->nch; c++)
-      json_array_append_new(
-        chs, json_pack("{s:s, s:s, s:b}", "name", m->ch[c].name, "domain",
-                       domain_names[m->ch[c].domain], "total",
-                       i == g->total_meter &&
-                         (m->ch[c].flags & PMON_CH_TOTAL) != 0));
-    json_array_append_new(
-      arr, json_pack("{s:s, s:s, s:s, s:b, s:f, s:o}", "driver",
-                     m->drv->name, "spec", m->spec.text, "kind",
-                     (m->flags & PMON_DRV_COUNTER) ? "counter"
-                                                         : "sampled",
-                     "estimated", g->ms[i].estimated, "interval_s",
-                     m->interval_s, "channels", chs));
+    for (int c = 0; c < m->nch; c++) {
+      json_t *ch = json_pack("{s:s, s:s, s:b}", "name", m->ch[c].name,
+                             "domain", domain_names[m->ch[c].domain],
+                             "total", (g->total_mask[i] >> c) & 1);
+
+      if (m->ch[c].overlaps[0] != '\0')
+        json_object_set_new(ch, "overlaps", json_string(m->ch[c].overlaps));
+      json_array_append_new(chs, ch);
+    }
+    o = json_pack("{s:s, s:s, s:s, s:b, s:f, s:o}", "driver", m->drv->name,
+                  "spec", m->spec.text, "kind",
+                  (m->flags & PMON_DRV_COUNTER) ? "counter" : "sampled",
+                  "estimated", g->ms[i].estimated, "interval_s",
+                  m->interval_s, "channels", chs);
+    if (m->source[0] != '\0')
+      json_object_set_new(o, "source", json_string(m->source));
+    if (m->note[0] != '\0')
+      json_object_set_new(o, "note", json_string(m->note));
+    json_array_append_new(arr, o);
   }
   return arr;
 }
@@ -134,7 +157,7 @@ static json_t *coverage_json(void)
 
     json_array_append_new(
       arr, json_pack("{s:s, s:b, s:f, s:o, s:I, s:I, s:I, s:I, s:o}", "meter",
-                     ms->m.spec.text, "total", i == g->total_meter,
+                     ms->m.spec.text, "total", g->total_mask[i] != 0,
                      "covered_s", covered, "fraction",
                      number_or_null(covered / run, run > 0), "gaps",
                      (json_int_t)ms->gaps, "readings", (json_int_t)ms->nread,
@@ -144,6 +167,9 @@ static json_t *coverage_json(void)
                        ? json_real(((double)ms->lost_ns -
                                     (double)g->t_init_ns) * 1e-9)
                        : json_null()));
+    if (ms->wrap_ns != 0)
+      json_object_set_new(json_array_get(arr, json_array_size(arr) - 1),
+                          "wrap_unknown", json_integer((json_int_t)ms->ambiguous));
   }
   return arr;
 }
@@ -196,8 +222,7 @@ static json_t *merge_node_regions(json_t *ranks)
       if (name == NULL)
         continue;
       if (o == NULL) {
-        json_t *cov = json_array_get(json_object_get(r, "cover"),
-                                     (size_t)pmon__g.sh->total_meter);
+        double cov = total_cover(json_object_get(r, "cover"));
 
         has = node_total(json_object_get(r, "e"), &ej) &&
               json_integer_value(json_object_get(r, "unresolved")) == 0;
@@ -206,9 +231,7 @@ static json_t *merge_node_regions(json_t *ranks)
                       "name", name, "count", json_object_get(r, "count"),
                       "time_s", t, "energy_j", number_or_null(ej, has),
                       "power_w", number_or_null(ej / t, has && t > 0),
-                      "coverage",
-                      number_or_null(json_real_value(cov),
-                                     has && json_is_number(cov)),
+                      "coverage", number_or_null(cov, has && cov >= 0),
                       "rank", wr, "unclosed", json_object_get(r, "unclosed"),
                       "first_s", f);
         json_object_set_new(byname, name, o);
@@ -224,15 +247,55 @@ static json_t *merge_node_regions(json_t *ranks)
   return out;
 }
 
+/*
+ * How the node total was formed, in words, into BUF: which channels of
+ * which meters, and which were left out and why.
+ */
+static void total_how(char *buf, size_t size)
+{
+  struct pmon_state *g = &pmon__g;
+  size_t len = 0;
+  int out = 0;
+
+  buf[0] = '\0';
+  for (int i = 0; i < g->nmeters && len < size; i++) {
+    const struct pmon_meter *m = &g->ms[i].m;
+    int k = 0;
+
+    if (g->total_mask[i] == 0)
+      continue;
+    snprintf(buf + len, size - len, "%s%.200s (", len > 0 ? " + " : "",
+             m->spec.text);
+    len += strlen(buf + len);
+    for (int c = 0; c < m->nch && len < size; c++)
+      if (g->total_mask[i] & (1u << c)) {
+        snprintf(buf + len, size - len, "%s%s", k++ > 0 ? " + " : "",
+                 m->ch[c].name);
+        len += strlen(buf + len);
+      }
+    snprintf(buf + len, size - len, ")");
+    len += strlen(buf + len);
+  }
+  for (int i = 0; i < g->nmeters && len < size; i++)
+    if (g->ms[i].m.nch > 0 && g->total_mask[i] == 0)
+      out++;
+  if (out > 0 && len < size)
+    snprintf(buf + len, size - len,
+             "; %d other meter%s left out: %s the same part of the node",
+             out, out == 1 ? "" : "s", out == 1 ? "it measures" : "they measure");
+}
+
 json_t *pmon__node_record(json_t *ranks)
 {
   struct pmon_state *g = &pmon__g;
   const struct pmon_shared *sh = g->sh;
   json_t *chans = json_object();
   double energy = 0, wall = (double)(g->t_fin_ns - g->t_init_ns) * 1e-9;
-  int has = 0, tm = g->total_meter;
+  double cover = -1;
+  int has = g->total_meter >= 0, tm = g->total_meter, est = 0;
   unsigned long samples = 0;
   uint64_t t_last = g->t_fin_ns;
+  char covers[64], how[1024], from[PMON_METER_MAX * (PMON_SPEC_MAX + 3)] = "";
   json_t *io, *io_files, *rec;
 
   for (int i = 0; i < g->nmeters; i++) {
@@ -241,8 +304,21 @@ json_t *pmon__node_record(json_t *ranks)
     const struct pmon_meter *m = &g->ms[i].m;
 
     samples += g->ms[i].nread;
-    if (seq == 0 || pmon__tl_get(&sh->tl[i], seq - 1, &last) != 0)
+    if (g->total_mask[i] != 0) {
+      double r = run_s(&g->ms[i]);
+      double f = r > 0 ? (double)g->ms[i].covered_ns * 1e-9 / r : -1;
+
+      est |= g->ms[i].estimated;
+      if (f >= 0 && (cover < 0 || f < cover))
+        cover = f;
+      snprintf(from + strlen(from), sizeof from - strlen(from), "%s%s",
+               from[0] != '\0' ? " + " : "", m->spec.text);
+    }
+    if (seq == 0 || pmon__tl_get(&sh->tl[i], seq - 1, &last) != 0) {
+      if (g->total_mask[i] != 0)
+        has = 0; /* a part of the total without a sample: no total */
       continue;
+    }
     for (int c = 0; c < m->nch; c++) {
       char key[PMON_CH_NAME_MAX + 40];
 
@@ -250,11 +326,10 @@ json_t *pmon__node_record(json_t *ranks)
       if (json_object_get(chans, key) != NULL)
         snprintf(key, sizeof key, "%s@%s", m->ch[c].name, m->drv->name);
       json_object_set_new(chans, key, json_real(last.e[c]));
-      if (i == tm && (sh->total_mask[i] & (1u << c)))
+      if (g->total_mask[i] & (1u << c))
         energy += last.e[c];
     }
     if (i == tm) {
-      has = 1;
       t_last = last.t_ns;
       /* Energy and time over the same span: first to last sample. */
       if (pmon__tl_get(&sh->tl[i], 0, &first) == 0 && last.t_ns > first.t_ns)
@@ -263,16 +338,20 @@ json_t *pmon__node_record(json_t *ranks)
         wall = (double)(last.t_ns - sh->t_init_ns) * 1e-9;
     }
   }
+  pmon__covers_text(g->covers, covers, sizeof covers);
+  total_how(how, sizeof how);
   io = pmon__io_node(ranks, &io_files);
   rec = json_pack(
-    "{s:s, s:i, s:i, s:o, s:f, s:o, s:b, s:o, s:o, s:I, s:o, s:o, s:o, s:o}",
+    "{s:s, s:i, s:i, s:o, s:f, s:o, s:b, s:o, s:o, s:o, s:o, s:I, s:o, s:o, "
+    "s:o, s:o}",
     "name", g->node_name, "ranks", g->local_size, "leader_rank", g->rank,
     "energy_j", number_or_null(energy, has), "wall_s", wall, "power_w",
-    number_or_null(energy / wall, has && wall > 0), "estimated",
-    tm >= 0 && g->ms[tm].estimated, "total_from",
-    tm >= 0 ? json_string(g->ms[tm].m.spec.text) : json_null(), "channels",
-    chans, "samples", (json_int_t)samples, "events", events_json(), "meters",
-    meters_json(), "regions", merge_node_regions(ranks), "io", io);
+    number_or_null(energy / wall, has && wall > 0), "estimated", est,
+    "total_from", tm >= 0 ? json_string(from) : json_null(), "covers",
+    tm >= 0 ? json_string(covers) : json_null(), "total_how",
+    tm >= 0 ? json_string(how) : json_null(), "channels", chans, "samples",
+    (json_int_t)samples, "events", events_json(), "meters", meters_json(),
+    "regions", merge_node_regions(ranks), "io", io);
   if (rec != NULL)
     json_object_set_new(rec, "monotonic_ns",
                         json_pack("[I, I]", (json_int_t)g->t_init_ns,
@@ -281,11 +360,8 @@ json_t *pmon__node_record(json_t *ranks)
     json_object_set_new(rec, "coverage", coverage_json());
     if (g->trace > 0)
       json_object_set_new(rec, "trace", pmon__hist_trace(g->trace));
-    json_object_set_new(
-      rec, "energy_coverage",
-      tm >= 0 && has && run_s(&g->ms[tm]) > 0
-        ? json_real((double)g->ms[tm].covered_ns * 1e-9 / run_s(&g->ms[tm]))
-        : json_null());
+    json_object_set_new(rec, "energy_coverage",
+                        number_or_null(cover, has && cover >= 0));
   }
   if (rec != NULL && io_files != NULL)
     json_object_set_new(rec, "io_files", io_files);
@@ -415,6 +491,26 @@ static json_t *job_meters(json_t *nodes)
   }
   json_decref(seen);
   return out;
+}
+
+/* What the job's total covers: the nodes' "covers" when they agree,
+ * "mixed" when they do not, null when no node has a total. */
+static json_t *job_covers(json_t *nodes)
+{
+  const char *seen = NULL;
+  json_t *node;
+  size_t i;
+
+  json_array_foreach(nodes, i, node) {
+    const char *c = json_string_value(json_object_get(node, "covers"));
+
+    if (c == NULL || !json_is_number(json_object_get(node, "energy_j")))
+      continue;
+    if (seen != NULL && strcmp(seen, c) != 0)
+      return json_string("mixed");
+    seen = c;
+  }
+  return seen != NULL ? json_string(seen) : json_null();
 }
 
 /* The report path: PMON_OUTPUT, a file in it when it is a directory, or
@@ -578,20 +674,28 @@ static void summary(json_t *doc, const char *path, int written)
   json_t *job = json_object_get(doc, "job"), *e = json_object_get(doc, "energy_j");
   json_t *st = json_object_get(json_object_get(doc, "stats"), "node_energy_j");
   int est = json_is_true(json_object_get(doc, "estimated"));
+  const char *covers = json_string_value(json_object_get(doc, "covers"));
   double wall = json_real_value(json_object_get(job, "wall_s"));
+  char scope[96] = "";
   int ranks = (int)json_integer_value(json_object_get(job, "ranks"));
   int nodes = (int)json_integer_value(json_object_get(job, "nodes"));
   char a[32], b[32], c[32], d[32];
   json_t *r;
   size_t i;
 
+  /* A total of parts of the nodes (RAPL: processors and memory) is never
+   * passed off as the nodes' energy. */
+  if (covers != NULL && strcmp(covers, "node") != 0)
+    snprintf(scope, sizeof scope, " (%s only, not the whole node%s)",
+             strcmp(covers, "mixed") == 0 ? "parts of some nodes" : covers,
+             nodes == 1 ? "" : "s");
   if (json_is_number(e)) {
     human_energy(json_number_value(e), a, sizeof a);
-    pmon__say("job %s: %d rank%s on %d node%s, %.2f s, %s, %.1f W%s",
+    pmon__say("job %s: %d rank%s on %d node%s, %.2f s, %s, %.1f W%s%s",
               json_string_value(json_object_get(job, "id")), ranks,
               ranks == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", wall, a,
               json_real_value(json_object_get(doc, "power_w")),
-              est ? " (ESTIMATED from CPU use, not measured)" : "");
+              est ? " (ESTIMATED from CPU use, not measured)" : "", scope);
   } else {
     pmon__say("job %s: %d rank%s on %d node%s, %.2f s, energy not measured "
               "(no usable meter)",
@@ -687,6 +791,7 @@ int pmon__report(json_t *nodes)
   free(pv);
   if (doc == NULL)
     return pmon__fail(PMON_ENOMEM, "report: cannot build the document");
+  json_object_set_new(doc, "covers", job_covers(nodes));
   output_path(path, sizeof path);
   rc = write_atomically(doc, path);
   if (rc != 0)

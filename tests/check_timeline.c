@@ -234,6 +234,101 @@ START_TEST(test_wrap)
 }
 END_TEST
 
+/* Readings further apart than the shortest wrap time may hide a wrap:
+ * the interval is dropped and said, never guessed. */
+START_TEST(test_wrap_unknown)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_mstate *ms = &g->ms[0];
+  double before;
+  int found = 0;
+
+  memset(ms, 0, sizeof *ms);
+  ms->m.drv = &wrapping;
+  ms->m.interval_s = wrapping.interval_s;
+  ms->m.flags = wrapping.flags;
+  ck_assert_int_eq(wrapping.open(&ms->m), 0);
+  ms->wrap_ns = 50000000; /* 100 J at 2000 W */
+  pmon__meters_sample_all(pmon__now_ns());
+  nap(0.01);
+  pmon__meters_sample_all(pmon__now_ns());
+  before = ms->e[0];
+  ck_assert(before > 0);
+  nap(0.08);
+  pmon__meters_sample_all(pmon__now_ns());
+  ck_assert_uint_eq(ms->ambiguous, 1);
+  ck_assert_msg(ms->e[0] == before, "%g J counted over a possible wrap",
+                ms->e[0] - before);
+  nap(0.01);
+  pmon__meters_sample_all(pmon__now_ns());
+  ck_assert(ms->e[0] > before); /* and counting again after it */
+  for (int i = 0; i < g->nevents; i++)
+    found |= strcmp(g->events[i].type, "wrap_unknown") == 0;
+  ck_assert_msg(found, "no wrap_unknown event");
+}
+END_TEST
+
+/* Build a meter of channels given as domain letters ('n'ode, 'c'pu,
+ * 'm'emory, 'a'ccel, m'o'dule; upper case: in the meter's total). */
+static void fake_meter(struct pmon_meter *m, const char *chans, int est)
+{
+  static const char letters[] = "ncmaxo";
+
+  memset(m, 0, sizeof *m);
+  m->flags = PMON_DRV_COUNTER | (est ? PMON_DRV_ESTIMATED : 0);
+  for (const char *p = chans; *p != '\0'; p++) {
+    const char *d = strchr(letters, *p | 0x20);
+
+    pmon__meter_add_channel(m, "ch", (enum pmon_domain)(d - letters),
+                            *p < 'a' ? PMON_CH_TOTAL : 0, 1, 0);
+  }
+}
+
+/* Which meters form the node total: a whole-node meter alone, else parts
+ * that do not overlap, else the estimate. */
+START_TEST(test_total_plan)
+{
+  static const struct {
+    const char *meters[4]; /* "*" first: estimated */
+    const char *want;      /* the mask of each meter, one digit each */
+    const char *covers;
+  } cases[] = {
+    {{"Ncma"}, "1", "node"},
+    {{"CcM", "A"}, "51", "cpu+memory+accel"},     /* rapl + nvml */
+    {{"CcM", "Ncma"}, "01", "node"},              /* rapl + pm_counters */
+    {{"*N", "CM"}, "03", "cpu+memory"},           /* estimate + rapl */
+    {{"*N"}, "1", "node"},
+    {{"CM", "C", "A"}, "301", "cpu+memory+accel"}, /* cpu twice */
+    {{"O", "CM"}, "10", "module"},                /* GH200 + rapl */
+    {{"A", "O"}, "10", "accel"},
+    {{"c", "cm"}, "00", ""},
+  };
+  char buf[64];
+
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    struct pmon_meter ms[4];
+    const struct pmon_meter *m[4];
+    uint32_t mask[4];
+    unsigned covers;
+    int n = 0;
+
+    for (; n < 4 && cases[k].meters[n] != NULL; n++) {
+      const char *c = cases[k].meters[n];
+
+      fake_meter(&ms[n], c + (*c == '*'), *c == '*');
+      m[n] = &ms[n];
+    }
+    covers = pmon__total_plan(m, n, mask);
+    for (int i = 0; i < n; i++)
+      ck_assert_msg(mask[i] == (uint32_t)(cases[k].want[i] - '0'),
+                    "case %zu: meter %d: mask %u, want %c", k, i, mask[i],
+                    cases[k].want[i]);
+    ck_assert_str_eq(pmon__covers_text(covers, buf, sizeof buf),
+                     cases[k].covers);
+  }
+}
+END_TEST
+
 START_TEST(test_timeline_ring)
 {
   struct pmon_tl *tl = calloc(1, sizeof *tl);
@@ -265,6 +360,8 @@ int main(void)
   tcase_add_test(tc, test_square);
   tcase_add_test(tc, test_long_region);
   tcase_add_test(tc, test_wrap);
+  tcase_add_test(tc, test_wrap_unknown);
+  tcase_add_test(tc, test_total_plan);
   tcase_add_test(tc, test_timeline_ring);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);

@@ -103,7 +103,7 @@ struct nodeio {
 };
 
 struct node {
-  const char *name, *total_from;
+  const char *name, *total_from, *covers;
   double ranks, energy_j, wall_s, power_w;
   int estimated;
   double nevents;
@@ -148,6 +148,7 @@ struct report {
   struct job job;
   double energy_j, power_w;
   int estimated;
+  const char *covers; /* What the energy covers: "node", "cpu+memory"... */
   struct meter *meters;
   struct channel *channels;
   struct node *nodes;
@@ -253,6 +254,7 @@ static const struct field top_fields[] = {
   FIELD(struct report, energy_j, K_NUM),
   FIELD(struct report, power_w, K_NUM),
   FIELD(struct report, estimated, K_BOOL),
+  FIELD(struct report, covers, K_STR),
 };
 
 static const struct field job_fields[] = {
@@ -277,7 +279,7 @@ static const struct field node_fields[] = {
   FIELD(struct node, name, K_STR),      FIELD(struct node, ranks, K_COUNT),
   FIELD(struct node, energy_j, K_NUM),  FIELD(struct node, wall_s, K_NUM),
   FIELD(struct node, power_w, K_NUM),   FIELD(struct node, estimated, K_BOOL),
-  FIELD(struct node, total_from, K_STR),
+  FIELD(struct node, total_from, K_STR), FIELD(struct node, covers, K_STR),
 };
 
 static const struct field event_fields[] = {
@@ -591,6 +593,7 @@ static const struct column node_cols[] = {
   COL("energy_j", "energy_j", struct node, energy_j, C_NUM, 1),
   COL("wall_s", "wall_s", struct node, wall_s, C_NUM, 3),
   COL("power_w", "power_w", struct node, power_w, C_NUM, 1),
+  COL("covers", "covers", struct node, covers, C_STR, 0),
   COL("total_from", "total_from", struct node, total_from, C_STR, 0),
   COL("events", "events", struct node, nevents, C_NUM, 0),
 };
@@ -928,6 +931,10 @@ static void print_summary(FILE *out, const struct report *r) {
   fprintf(out, "\n%-12s", "power:");
   print_scaled(out, r->power_w, 1, "W");
   fputs(isnan(r->power_w) ? "\n" : " average\n", out);
+  if (r->covers != NULL)
+    fprintf(out, "%-12s%s%s\n", "covers:", r->covers,
+            strcmp(r->covers, "node") == 0 ? " (whole nodes)"
+                                           : " only, not the whole nodes");
   if (r->estimated > 0)
     print_estimated(out, r);
   for (size_t i = 0; i < r->nmeters; i++)
