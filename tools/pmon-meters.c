@@ -133,7 +133,9 @@ struct node {
   struct site_seen site;
   int site_rc;
   char site_why[WHY_MAX];
-  int total;                  /* the entry giving the node total, or -1 */
+  int total;                  /* the first entry in the node total, or -1 */
+  uint32_t mask[PMON_METER_MAX]; /* per entry, its channels in the total */
+  unsigned covers;            /* what the total covers (pmon__total_plan) */
   int config_error;           /* a job would refuse this configuration */
 };
 
@@ -658,8 +660,9 @@ static void site_line_seen(void *arg, int lineno, const char *pattern,
   s->nlines++;
 }
 
-/* "auto": the site file's meters for this node, then the first driver
- * whose probe and open succeed, else the estimate; as open_auto() does. */
+/* "auto": the site file's meters for this node, then the first driver of
+ * the whole node whose probe and open succeed, else every driver of parts
+ * of the node that does, else the estimate; as open_auto() does. */
 static void choose_auto(struct node *n)
 {
   struct pmon_spec site[PMON_METER_MAX - 1], spec;
@@ -693,7 +696,8 @@ static void choose_auto(struct node *n)
       t->what = T_EXTERNAL;
       continue;
     }
-    if (chosen) {
+    if (chosen & 1) { /* a whole-node meter: nothing else is tried (the
+                         table lists those drivers first) */
       t->what = T_NOT_TRIED;
       continue;
     }
@@ -709,7 +713,7 @@ static void choose_auto(struct node *n)
     if (add_entry(n, &spec, SRC_AUTO, 0)->open) {
       t->what = T_USED;
       t->meter = n->nentries;
-      chosen = 1;
+      chosen |= (drv->flags & PMON_DRV_PART) ? 2 : 1;
     } else {
       struct entry *e = &n->entries[--n->nentries];
 
@@ -737,21 +741,21 @@ static void choose_auto(struct node *n)
     }
 }
 
-/* The node total: the first open measured meter with total channels,
- * else the first estimated one, as pmon__meters_open() decides. */
-static int total_entry(const struct node *n)
+/* The node total, as pmon__meters_open() forms it: N's mask and covers,
+ * and the first entry in it, or -1. */
+static int total_entry(struct node *n)
 {
-  for (int pass = 0; pass < 2; pass++)
-    for (int i = 0; i < n->nentries; i++) {
-      const struct entry *e = &n->entries[i];
+  const struct pmon_meter *m[PMON_METER_MAX];
+  static const struct pmon_meter none; /* an entry that did not open */
+  int first = -1;
 
-      if (!e->open || ((e->m.flags & PMON_DRV_ESTIMATED) != 0) != pass)
-        continue;
-      for (int c = 0; c < e->m.nch; c++)
-        if (e->m.ch[c].flags & PMON_CH_TOTAL)
-          return i;
-    }
-  return -1;
+  for (int i = 0; i < n->nentries; i++)
+    m[i] = n->entries[i].open ? &n->entries[i].m : &none;
+  n->covers = pmon__total_plan(m, n->nentries, n->mask);
+  for (int i = n->nentries - 1; i >= 0; i--)
+    if (n->mask[i] != 0)
+      first = i;
+  return first;
 }
 
 /* ---- The listing ------------------------------------------------------- */
@@ -884,15 +888,23 @@ static void show_entry(const struct node *n, int i)
     hint(e->rc, e->why, &e->spec, e->source);
     return;
   }
+  if (e->m.source[0] != '\0')
+    field("read through:", "%s", e->m.source);
+  if (e->m.note[0] != '\0')
+    wrapf("note:", "%s", e->m.note);
   field("channels:", "%d", e->m.nch);
   for (int c = 0; c < e->m.nch; c++) {
     const struct pmon_channel *ch = &e->m.ch[c];
     const char *total = "not in the node total";
 
-    if ((ch->flags & PMON_CH_TOTAL) && i == n->total)
+    if (n->mask[i] & (1u << c))
       total = "in the node total";
-    else if (ch->flags & PMON_CH_TOTAL)
-      snprintf(buf, sizeof buf, "not in the node total (meter %d gives it)",
+    else if (ch->overlaps[0] != '\0')
+      snprintf(buf, sizeof buf, "not in the node total (inside %s)",
+               ch->overlaps), total = buf;
+    else if ((ch->flags & PMON_CH_TOTAL) && n->total >= 0)
+      snprintf(buf, sizeof buf,
+               "not in the node total (meter %d measures that part)",
                n->total + 1), total = buf;
     printf("    %-12s %-8s %s\n", ch->name, domain_name(ch->domain), total);
   }
@@ -1096,16 +1108,18 @@ static void read_until(struct node *n, uint64_t end_ns, int live)
 /* The node total of the last window, or NAN. */
 static double node_total(const struct node *n)
 {
-  const struct entry *e;
   double sum = 0;
 
-  if (n->total < 0 || !n->entries[n->total].have_watts)
-    return NAN;
-  e = &n->entries[n->total];
-  for (int c = 0; c < e->m.nch; c++)
-    if (e->m.ch[c].flags & PMON_CH_TOTAL)
-      sum += e->watts[c];
-  return sum;
+  for (int i = 0; i < n->nentries; i++) {
+    const struct entry *e = &n->entries[i];
+
+    if (n->mask[i] != 0 && !e->have_watts)
+      return NAN;
+    for (int c = 0; c < e->m.nch; c++)
+      if (n->mask[i] & (1u << c))
+        sum += e->watts[c];
+  }
+  return n->total >= 0 ? sum : NAN;
 }
 
 static void show_readings(const struct node *n, double window_s)
@@ -1135,12 +1149,15 @@ static void show_readings(const struct node *n, double window_s)
              e->w.nfail > 0 ? e->w.why
                             : "no new value in the time (a longer -i?)");
   }
-  if (n->total >= 0 && !isnan(node_total(n)))
-    printf("  %-14s %10.1f W (meter %d%s)\n", "node total", node_total(n),
-           n->total + 1,
+  if (n->total >= 0 && !isnan(node_total(n))) {
+    char covers[64];
+
+    printf("  %-14s %10.1f W (%s%s)\n", "node total", node_total(n),
+           pmon__covers_text(n->covers, covers, sizeof covers),
            n->entries[n->total].m.flags & PMON_DRV_ESTIMATED ? ", estimated"
-                                                             : "");
-  else
+           : strcmp(covers, "node") != 0 ? " only, not the whole node"
+                                         : "");
+  } else
     printf("  node total: none\n");
 }
 
