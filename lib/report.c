@@ -631,12 +631,31 @@ static void io_summary(json_t *io)
             json_real_value(json_object_get(io, "phase_time_s")), rates);
 }
 
-/* One line per meter that was lost or left gaps, at most 8. */
+/* One line per meter that was lost or left gaps, at most 8, after one per
+ * meter that could not be opened, at most 4: what failed and, where the
+ * driver knows it, what would fix it. */
 static void coverage_summary(json_t *nodes)
 {
   json_t *node, *c;
   size_t i, k;
   int said = 0, more = 0;
+
+  json_array_foreach(nodes, i, node) {
+    json_array_foreach(json_object_get(node, "events"), k, c) {
+      if (strcmp(json_string_value(json_object_get(c, "type")),
+                 "open_error") != 0)
+        continue;
+      if (said++ < 4)
+        pmon__say("node %s: meter not used: %s",
+                  json_string_value(json_object_get(node, "name")),
+                  json_string_value(json_object_get(c, "detail")));
+      else
+        more++;
+    }
+  }
+  if (more > 0)
+    pmon__say("... %d more meters not used, in the report's events", more);
+  said = more = 0;
 
   json_array_foreach(nodes, i, node) {
     json_array_foreach(json_object_get(node, "coverage"), k, c) {
