@@ -12,6 +12,8 @@ unset PMON_METERS PMON_OUTPUT PMON_NODE PMON_DISABLE PMON_QUIET PMON_DEBUG
 failures=0
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/pmon-test.XXXXXX") || exit 99
+PMON_MPIRUN_TMP=$TMP # tests/mpirun.sh: a session directory per launch
+export PMON_MPIRUN_TMP
 FEEDERS=
 cleanup() {
   for p in $FEEDERS; do kill "$p" 2>/dev/null; done
