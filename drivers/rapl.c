@@ -663,14 +663,15 @@ static void perf_why(char *why, size_t size, const char *event, int cpu,
   snprintf(path, sizeof path, "%s" PARANOID_FILE, pmon__proc_root());
   if (read_int(path, &paranoid) == 0)
     snprintf(why, size,
-             "perf: perf_event_open power/%s: %s (kernel.perf_event_paranoid "
-             "is %d: sysctl kernel.perf_event_paranoid=0, or give the "
-             "program CAP_PERFMON)",
+             "perf: perf_event_open power/%s: %s (perf_event_paranoid is "
+             "%d: sysctl kernel.perf_event_paranoid=0, or CAP_PERFMON or "
+             "CAP_SYS_ADMIN)",
              event, strerror(e), paranoid);
   else
     snprintf(why, size,
              "perf: perf_event_open power/%s: %s (sysctl "
-             "kernel.perf_event_paranoid=0, or give the program CAP_PERFMON)",
+             "kernel.perf_event_paranoid=0, or CAP_PERFMON or "
+             "CAP_SYS_ADMIN)",
              event, strerror(e));
 }
 
