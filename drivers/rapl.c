@@ -434,14 +434,14 @@ static int powercap_zone(struct rapl_priv *rp, struct zones *zs,
   snprintf(z->where, sizeof z->where, "%s/energy_uj", dir);
   if ((z->fd = open(z->where, O_RDONLY | O_CLOEXEC)) < 0) {
     powercap_why(why, size, z->where, errno);
-    return errno == ENOENT ? PMON_EFORMAT : PMON_ENOMETER;
+    return errno == ENOENT ? PMON_EFORMAT : PMON_EIO;
   }
   do
     n = rp->pread(z->fd, buf, sizeof buf - 1, 0);
   while (n < 0 && errno == EINTR);
   if (n < 0) {
     powercap_why(why, size, z->where, errno);
-    return errno == EACCES || errno == EPERM ? PMON_ENOMETER : PMON_EIO;
+    return PMON_EIO; /* there, but not readable (EACCES): not absent */
   }
   buf[n] = '\0';
   if (parse_u64(buf, (size_t)n, &v) != 0) {
@@ -769,9 +769,7 @@ static int try_perf(struct rapl_priv *rp, struct zones *zs, char *why,
         int e = errno;
 
         perf_why(why, size, kinds[k].event, u[i].cpu, e);
-        return e == EACCES || e == EPERM || e == ENOENT || e == ENODEV
-                 ? PMON_ENOMETER
-                 : PMON_EIO;
+        return e == ENOENT || e == ENODEV ? PMON_ENOMETER : PMON_EIO;
       }
       nev++;
     }
@@ -937,7 +935,7 @@ static int try_msr(struct rapl_priv *rp, struct zones *zs, char *why,
                  ? " (needs root, or CAP_SYS_RAWIO and read permission on "
                    "it)"
                  : "");
-      return e == EACCES || e == EPERM ? PMON_ENOMETER : PMON_EIO;
+      return PMON_EIO; /* there, but not readable: not absent */
     }
     rp->dev[rp->ndev++] = fd;
     if (msr_read(rp, fd, amd ? MSR_AMD_UNIT : MSR_INTEL_UNIT, &unit) != 0) {

@@ -224,8 +224,14 @@ static int open_auto(void)
           g->nmeters == PMON_METER_MAX - 1)
         continue;
       pmon__spec_parse(drv->name, &spec);
-      if (drv->probe != NULL && drv->probe(&spec) != 0)
+      /* A device that is there but cannot be used (a file only root may
+       * read) is said, with the driver's fix; an absent one is not. */
+      if (drv->probe != NULL && (rc = drv->probe(&spec)) != 0) {
+        if (rc != PMON_ENOMETER)
+          pmon__event(pmon__now_ns(), -1, "open_error", "%s",
+                      pmon_errmsg() + strlen("pmon: "));
         continue;
+      }
       if (open_one(&spec) == 0)
         whole = !part;
       else
