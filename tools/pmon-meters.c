@@ -483,6 +483,29 @@ static void hint_absent(const char *path, const struct pmon_spec *spec,
           pmon__sysfs_root());
     return;
   }
+  if (strcmp(spec->driver, "nvml") == 0) {
+    wrapf("fix:", "no NVIDIA driver library where the dynamic linker looks: "
+          "this is not a GPU node, or (in a container, a module "
+          "environment) the driver's libnvidia-ml.so.1 is not visible: "
+          "bind-mount it, add its directory to LD_LIBRARY_PATH, or name it "
+          "with nvml?lib=PATH (pmon-driver-nvml(7)).");
+    return;
+  }
+  if (strcmp(spec->driver, "rapl") == 0) {
+    wrapf("fix:", "this node shows no RAPL (the message says what each way "
+          "found): not an Intel or AMD processor with RAPL, a virtual "
+          "machine that hides it, or a kernel without intel_rapl and the "
+          "perf power PMU. As root, modprobe msr gives the MSRs "
+          "(pmon-driver-rapl(7)).");
+    return;
+  }
+  if (strcmp(spec->driver, "hwmon") == 0) {
+    wrapf("fix:", "no hwmon chip of that kind under %s/class/hwmon: the "
+          "chip's kernel module (acpi_power_meter, amd_energy, ...) is not "
+          "loaded, or the node has no such meter (pmon-driver-hwmon(7)).",
+          pmon__sysfs_root());
+    return;
+  }
   if (has(path, "HTTP 404") || path[0] == '\0') {
     wrapf("fix:", "the device has no such resource or path: check the "
           "specification against pmon-driver-%s(7), and that the device "
