@@ -15,6 +15,7 @@
 #include "env.h"
 
 extern const struct pmon_driver pmon__driver_pm_counters;
+extern const struct pmon_driver pmon__driver_hwmon;
 extern const struct pmon_driver pmon__driver_rapl;
 extern const struct pmon_driver pmon__driver_nvml;
 extern const struct pmon_driver pmon__driver_eaton;
@@ -28,6 +29,7 @@ extern const struct pmon_driver pmon__driver_estimate;
  */
 const struct pmon_driver *const pmon__drivers[] = {
   &pmon__driver_pm_counters,
+  &pmon__driver_hwmon,
   &pmon__driver_rapl,
   &pmon__driver_nvml,
 #ifdef PMON_HAVE_EATON
