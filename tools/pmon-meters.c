@@ -37,6 +37,7 @@
 #include "pmon.h"
 #include "core.h"
 #include "env.h"
+#include "pmon-meters.h"
 
 #define PROG "pmon-meters"
 #define WIDTH 79        /* hints are wrapped at this column */
@@ -48,8 +49,6 @@
 /* Exit statuses. */
 enum { EXIT_MEASURED = 0, EXIT_UNMEASURED = 1, EXIT_CONFIG = 2 };
 
-/* Where a meter of the node's list comes from. */
-enum source { SRC_ENV, SRC_OPTION, SRC_SITE, SRC_AUTO, SRC_FALLBACK };
 
 /*
  * A meter's readings in the window being measured.  Counter meters: the
@@ -212,8 +211,7 @@ static void wrap(const char *label, const char *text)
   printf("\n");
 }
 
-PMON_PRINTF(2, 3)
-static void wrapf(const char *label, const char *fmt, ...)
+void meters_wrapf(const char *label, const char *fmt, ...)
 {
   char buf[2048];
   va_list ap;
@@ -273,339 +271,6 @@ static const char *found_by(const struct pmon_driver *drv)
   if (drv->flags & PMON_DRV_EXTERNAL)
     return "named";
   return "auto";
-}
-
-/* ---- Why a meter is missing, and what an administrator can do -------- */
-
-enum trouble {
-  TR_OTHER,
-  TR_CONFIG, /* the specification or the site file is wrong */
-  TR_NAMED,  /* an external driver: auto has no address to try */
-  TR_PERM,   /* EACCES, EPERM */
-  TR_CRED,   /* the device refused the credentials */
-  TR_BUSY,   /* another process holds the device */
-  TR_NOTDEV, /* not the kind of device the driver reads */
-  TR_ABSENT, /* ENOENT, ENODEV, ENXIO, HTTP 404 */
-  TR_SILENT, /* a device on a line that does not answer */
-  TR_NET,    /* a host that cannot be reached or does not answer */
-  TR_FORMAT  /* the device answered something unexpected */
-};
-
-static int has(const char *msg, const char *what)
-{
-  return strstr(msg, what) != NULL;
-}
-
-static int has_errno(const char *msg, int e)
-{
-  return has(msg, strerror(e));
-}
-
-/* Whether SPEC names a device of this node by its path (a serial line)
- * rather than a host. */
-static int local_device(const struct pmon_spec *spec)
-{
-  return spec->path[0] == '/' && spec->path[1] != '/';
-}
-
-/*
- * The kind of trouble behind a driver's error RC with message MSG for
- * SPEC.  Drivers return PMON_E* codes and put strerror(3) text or the
- * device's own words in their message; this reads both, in the C locale
- * the program runs in.
- */
-static enum trouble classify(int rc, const char *msg,
-                             const struct pmon_spec *spec)
-{
-  if (rc == PMON_ECONFIG)
-    return TR_CONFIG;
-  if (has(msg, "not probed") || has(msg, "not detected") ||
-      has(msg, "no BMC named"))
-    return TR_NAMED;
-  if (has_errno(msg, EACCES) || has_errno(msg, EPERM))
-    return TR_PERM;
-  if (has(msg, "credentials") || has(msg, "authorizationError") ||
-      has(msg, "Authentication failure") || has(msg, "Unknown user name") ||
-      has(msg, "HTTP 401") || has(msg, "HTTP 403"))
-    return TR_CRED;
-  if (has(msg, "in use by another process") || has_errno(msg, EBUSY))
-    return TR_BUSY;
-  if (has(msg, "not a serial line") || has_errno(msg, ENOTTY) ||
-      has(msg, "*IDN? answered"))
-    return TR_NOTDEV;
-  if (has_errno(msg, ENOENT) || has_errno(msg, ENODEV) ||
-      has_errno(msg, ENXIO) || has(msg, "HTTP 404"))
-    return TR_ABSENT;
-  if (local_device(spec) && (has(msg, "no answer") || has(msg, "hung up") ||
-                             has(msg, "flow control")))
-    return TR_SILENT;
-  if (has(msg, "no answer") || has(msg, "unreachable") ||
-      has(msg, "timed out") || has(msg, "Timeout") ||
-      has_errno(msg, ECONNREFUSED) || has_errno(msg, EHOSTUNREACH) ||
-      has_errno(msg, ENETUNREACH) || has_errno(msg, ETIMEDOUT) ||
-      has(msg, "Couldn't connect") || has(msg, "Could not resolve") ||
-      has(msg, "SNMP session") || has(msg, "Unknown host"))
-    return TR_NET;
-  if (rc == PMON_EFORMAT)
-    return TR_FORMAT;
-  return TR_OTHER;
-}
-
-/*
- * The file a message is about: what follows "pmon: DRIVER: " up to the
- * next ": ", when it is an absolute path; "" when there is none.
- */
-static void path_in(const char *msg, char *buf, size_t size)
-{
-  const char *p = msg, *q;
-
-  buf[0] = '\0';
-  if (strncmp(p, "pmon: ", 6) == 0)
-    p += 6;
-  if ((q = strstr(p, ": ")) == NULL)
-    return;
-  p = q + 2;
-  if (*p != '/')
-    return;
-  q = strstr(p, ": ");
-  snprintf(buf, size, "%.*s", q != NULL ? (int)(q - p) : (int)strlen(p), p);
-}
-
-/* The HOST[:PORT] of a specification whose path is //HOST[:PORT]/... (the
- * path holds no user information: pmon__spec_parse() took it out). */
-static void host_in(const struct pmon_spec *spec, char *buf, size_t size)
-{
-  const char *p = spec->path;
-
-  buf[0] = '\0';
-  if (strncmp(p, "//", 2) == 0)
-    snprintf(buf, size, "%.*s", (int)strcspn(p + 2, "/?#"), p + 2);
-}
-
-static const char *user_name(char *buf, size_t size)
-{
-  struct passwd *pw = getpwuid(geteuid());
-
-  if (pw != NULL)
-    snprintf(buf, size, "%s", pw->pw_name);
-  else
-    snprintf(buf, size, "uid %u", (unsigned)geteuid());
-  return buf;
-}
-
-static int in_group(gid_t gid)
-{
-  gid_t groups[256];
-  int n = getgroups(256, groups);
-
-  if (gid == getegid())
-    return 1;
-  for (int i = 0; i < n; i++)
-    if (groups[i] == gid)
-      return 1;
-  return 0;
-}
-
-/* The hint for a file or device PATH this user may not open. */
-static void hint_perm(const char *path)
-{
-  char user[64], owner[64], group[64];
-  struct passwd *pw;
-  struct group *gr;
-  struct stat st;
-
-  user_name(user, sizeof user);
-  if (path[0] == '\0' || stat(path, &st) != 0) {
-    wrapf("fix:", "this user (%s) may not open the device. An administrator "
-          "can give the users read access to it (a group they share, or "
-          "for a device node a udev rule), or the measurement can run as a "
-          "user who may read it.", user);
-    return;
-  }
-  pw = getpwuid(st.st_uid);
-  snprintf(owner, sizeof owner, "%s", pw != NULL ? pw->pw_name : "?");
-  gr = getgrgid(st.st_gid);
-  if (gr != NULL)
-    snprintf(group, sizeof group, "%s", gr->gr_name);
-  else
-    snprintf(group, sizeof group, "%u", (unsigned)st.st_gid);
-  if (in_group(st.st_gid) && (st.st_mode & S_IRGRP)) {
-    wrapf("fix:", "%s (owner %s, group %s, mode %04o) is readable by this "
-          "user (%s) itself: a directory above it is not. An administrator "
-          "can give the users search access (x) to the directories on the "
-          "way, or the measurement can run as a user who may read it.",
-          path, owner, group, (unsigned)(st.st_mode & 07777), user);
-    return;
-  }
-  {
-    const char *grp = strcmp(group, "root") == 0 ? "pmon" : group;
-    const char *base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1
-                                                  : path;
-    char how[1024], keep[512] = "";
-
-    if (!in_group(st.st_gid) && strcmp(group, "root") != 0 &&
-        (st.st_mode & S_IRGRP))
-      snprintf(how, sizeof how, "add the users to group %s (usermod -aG %s "
-               "%s)", group, group, user);
-    else
-      snprintf(how, sizeof how, "give it a group of the users who may read "
-               "it (chgrp %s %s; chmod g+r %s)", grp, path, path);
-    if (strncmp(path, "/dev/", 5) == 0)
-      snprintf(keep, sizeof keep, " A device node keeps such settings only "
-               "through a udev rule, for example\n"
-               "  KERNEL==\"%s\", GROUP=\"%s\", MODE=\"0640\"\n", base,
-               grp);
-    else if (strncmp(path, "/sys/", 5) == 0)
-      snprintf(keep, sizeof keep, " A sysfs file loses them at boot: set "
-               "them from a udev rule or a tmpfiles.d(5) line, for "
-               "example\n  z %s 0640 root %s\n", path, grp);
-    wrapf("fix:", "%s is owner %s, group %s, mode %04o; this user (%s) may "
-          "not read it. An administrator can %s.%s Or the measurement can "
-          "run as a user who may read it.", path, owner, group,
-          (unsigned)(st.st_mode & 07777), user, how, keep);
-  }
-}
-
-/* The hint for a PATH that does not exist (or "HTTP 404", or "") for the
- * meter SPEC from SOURCE. */
-static void hint_absent(const char *path, const struct pmon_spec *spec,
-                        enum source source)
-{
-  char dir[PATH_MAX];
-  struct stat st;
-  char *slash;
-
-  if (strcmp(spec->driver, "pm_counters") == 0 && source == SRC_AUTO) {
-    wrapf("fix:", "this node publishes no pm_counters: it is not a Cray XC "
-          "or HPE Cray EX compute node (they are under %s/cray/pm_counters "
-          "there), or PMON_SYSFS_ROOT points to the wrong place. Other "
-          "meters are named in the site file or PMON_METERS.",
-          pmon__sysfs_root());
-    return;
-  }
-  if (strcmp(spec->driver, "nvml") == 0) {
-    wrapf("fix:", "no NVIDIA driver library where the dynamic linker looks: "
-          "this is not a GPU node, or (in a container, a module "
-          "environment) the driver's libnvidia-ml.so.1 is not visible: "
-          "bind-mount it, add its directory to LD_LIBRARY_PATH, or name it "
-          "with nvml?lib=PATH (pmon-driver-nvml(7)).");
-    return;
-  }
-  if (strcmp(spec->driver, "rapl") == 0) {
-    wrapf("fix:", "this node shows no RAPL (the message says what each way "
-          "found): not an Intel or AMD processor with RAPL, a virtual "
-          "machine that hides it, or a kernel without intel_rapl and the "
-          "perf power PMU. As root, modprobe msr gives the MSRs "
-          "(pmon-driver-rapl(7)).");
-    return;
-  }
-  if (strcmp(spec->driver, "hwmon") == 0) {
-    wrapf("fix:", "no hwmon chip of that kind under %s/class/hwmon: the "
-          "chip's kernel module (acpi_power_meter, amd_energy, ...) is not "
-          "loaded, or the node has no such meter (pmon-driver-hwmon(7)).",
-          pmon__sysfs_root());
-    return;
-  }
-  if (has(path, "HTTP 404") || path[0] == '\0') {
-    wrapf("fix:", "the device has no such resource or path: check the "
-          "specification against pmon-driver-%s(7), and that the device "
-          "named is this node's.", spec->driver);
-    return;
-  }
-  snprintf(dir, sizeof dir, "%s", path);
-  while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
-    *slash = '\0';
-    if (stat(dir, &st) == 0)
-      break;
-  }
-  if (slash == dir)
-    snprintf(dir, sizeof dir, "/");
-  wrapf("fix:", "%s does not exist on this node (%s does): the path in the "
-        "specification is wrong, or this node has no such device. Name the "
-        "device this node has, in the site file or PMON_METERS.",
-        path, dir);
-}
-
-/* The hint for the host of SPEC, which does not answer. */
-static void hint_net(const struct pmon_spec *spec)
-{
-  char host[256];
-  const char *how = "";
-
-  host_in(spec, host, sizeof host);
-  if (strcmp(spec->driver, "eaton") == 0)
-    how = " SNMP uses UDP port 161 unless the specification gives another. "
-          "An SNMP agent does not answer a wrong community at all: check "
-          "the community too.";
-  else if (strcmp(spec->driver, "redfish") == 0)
-    how = " Redfish uses TCP port 443 (80 with scheme=http) unless the "
-          "specification gives another; the BMC's Redfish service must be "
-          "on.";
-  wrapf("fix:", "%s%s does not answer this node. Check that it is up, that "
-        "its name resolves here, and that nothing (a firewall, a route) "
-        "stands between them.%s",
-        host[0] != '\0' ? "the host " : "the device", host, how);
-}
-
-/* Print the hint for trouble RC, MSG with the meter SPEC from SOURCE. */
-static void hint(int rc, const char *msg, const struct pmon_spec *spec,
-                 enum source source)
-{
-  char path[PATH_MAX];
-
-  path_in(msg, path, sizeof path);
-  switch (classify(rc, msg, spec)) {
-  case TR_CONFIG:
-    wrapf("fix:", "the configuration is wrong (see pmon-driver-%s(7) and "
-          "pmon-site(5)); a job with it does not start: pmon_init fails "
-          "with PMON_ECONFIG.", spec->driver);
-    break;
-  case TR_NAMED:
-    wrapf("fix:", "a meter outside the node is never guessed: name it for "
-          "this node with a line \"meter PATTERN SPEC\" in the site file "
-          "(pmon-site(5)), or in PMON_METERS.");
-    break;
-  case TR_PERM:
-    hint_perm(path);
-    break;
-  case TR_CRED:
-    wrapf("fix:", "the device refused the credentials. Check them in the "
-          "site file's \"secret\" line that the meter's secret=NAME names "
-          "(pmon-site(5)); keep them out of PMON_METERS, which other users "
-          "of the node may read.");
-    break;
-  case TR_BUSY:
-    wrapf("fix:", "another process has %s open (another job on this node, "
-          "or another pmon-meters): wait for it to end, or find it with "
-          "fuser %s.", path[0] != '\0' ? path : "the device",
-          path[0] != '\0' ? path : "DEVICE");
-    break;
-  case TR_NOTDEV:
-    wrapf("fix:", "what is there is not the device pmon-driver-%s(7) "
-          "reads: name the serial line the instrument is attached to.",
-          spec->driver);
-    break;
-  case TR_ABSENT:
-    hint_absent(has(msg, "HTTP 404") ? "HTTP 404" : path, spec, source);
-    break;
-  case TR_SILENT:
-    wrapf("fix:", "nothing answers on %s: check that the instrument is "
-          "switched on, attached to that line, and set to the baud rate "
-          "and line ending of the specification (pmon-driver-%s(7)).",
-          path[0] != '\0' ? path : spec->path, spec->driver);
-    break;
-  case TR_NET:
-    hint_net(spec);
-    break;
-  case TR_FORMAT:
-    wrapf("fix:", "the device answered, but not as pmon-driver-%s(7) "
-          "expects (the message says what): another model or firmware?",
-          spec->driver);
-    break;
-  default:
-    wrapf("fix:", "see pmon-driver-%s(7).", spec->driver);
-    break;
-  }
 }
 
 /* ---- Choosing and opening the meters ---------------------------------- */
@@ -792,43 +457,43 @@ static void show_site(const struct node *n)
   char lines[512] = "";
 
   if (!n->automatic) {
-    wrapf("site file:", "%s%s: not read for meters, which PMON_METERS "
+    meters_wrapf("site file:", "%s%s: not read for meters, which PMON_METERS "
           "names; a meter's secret=NAME still reads its secrets there",
           path, dflt ? " (the default)" : "");
     return;
   }
   if (n->site_rc != 0) {
-    wrapf("site file:", "%s: refused, so a job on this node does not "
+    meters_wrapf("site file:", "%s: refused, so a job on this node does not "
           "start:", path);
     printf("%*s%s\n", INDENT, "", n->site_why);
-    if (has(n->site_why, "readable by others"))
-      wrapf("fix:", "a site file with secrets must be readable by its "
+    if (meters_has(n->site_why, "readable by others"))
+      meters_wrapf("fix:", "a site file with secrets must be readable by its "
             "owner only: chmod 600 %s.", path);
-    else if (has(n->site_why, "another user"))
-      wrapf("fix:", "a site file with secrets must belong to the user "
+    else if (meters_has(n->site_why, "another user"))
+      meters_wrapf("fix:", "a site file with secrets must belong to the user "
             "who runs the job. A user keeps a site file of their own, "
             "mode 0600, and names it in PMON_SITE_FILE.");
-    else if (has(n->site_why, "cannot read"))
-      wrapf("fix:", "PMON_SITE_FILE names a file that cannot be read: "
+    else if (meters_has(n->site_why, "cannot read"))
+      meters_wrapf("fix:", "PMON_SITE_FILE names a file that cannot be read: "
             "correct it, or unset it for the default.");
     else
-      wrapf("fix:", "correct the line named, as pmon-site(5) describes.");
+      meters_wrapf("fix:", "correct the line named, as pmon-site(5) describes.");
     return;
   }
   if (access(path, R_OK) != 0) {
     int e = errno;
 
     if (e == EACCES && stat(path, &st) == 0) {
-      wrapf("site file:", "%s: this user may not read it (mode %04o): its "
+      meters_wrapf("site file:", "%s: this user may not read it (mode %04o): its "
             "meters are not used by this user's jobs", path,
             (unsigned)(st.st_mode & 07777));
-      wrapf("fix:", "a site file that holds secrets must be mode 0600 and "
+      meters_wrapf("fix:", "a site file that holds secrets must be mode 0600 and "
             "belong to the user who runs the job, so a shared one cannot "
             "hold them. An administrator can keep the secrets out of it "
             "and make it readable (mode 0644), or a user can keep a site "
             "file of their own, mode 0600, named in PMON_SITE_FILE.");
     } else {
-      wrapf("site file:", "%s%s: none. Meters outside the node (a PDU "
+      meters_wrapf("site file:", "%s%s: none. Meters outside the node (a PDU "
             "outlet, the BMC, a multimeter) are used only when a site file "
             "or PMON_METERS names them (pmon-site(5)).",
             path, dflt ? " (the default)" : "");
@@ -842,7 +507,7 @@ static void show_site(const struct node *n)
       if (n->entries[i].source == SRC_SITE)
         snprintf(lines + strlen(lines), sizeof lines - strlen(lines),
                  "%s%d", k++ > 0 ? ", " : "", n->entries[i].line);
-    wrapf("site file:", "%s: %d of its %d meter lines for %s (line%s %s)",
+    meters_wrapf("site file:", "%s: %d of its %d meter lines for %s (line%s %s)",
           path, s->nmatch, s->nlines, n->name, s->nmatch > 1 ? "s" : "",
           lines);
     return;
@@ -851,21 +516,21 @@ static void show_site(const struct node *n)
     snprintf(lines + strlen(lines), sizeof lines - strlen(lines),
              "%s%s (line %d)", k > 0 ? ", " : "", s->pattern[k], s->line[k]);
   if (s->nlines == 0)
-    wrapf("site file:", "%s: no meter lines: no outlet, BMC or multimeter "
+    meters_wrapf("site file:", "%s: no meter lines: no outlet, BMC or multimeter "
           "is mapped to any node", path);
   else if (n->total >= 0 &&
            !(n->entries[n->total].m.flags & PMON_DRV_ESTIMATED))
-    wrapf("site file:", "%s: no meter line for %s (%d for other nodes)",
+    meters_wrapf("site file:", "%s: no meter line for %s (%d for other nodes)",
           path, n->name, s->nlines);
   else
-    wrapf("site file:", "%s: no meter line for %s: its %d pattern%s %s%s "
+    meters_wrapf("site file:", "%s: no meter line for %s: its %d pattern%s %s%s "
           "match%s other nodes", path, n->name, s->nlines,
           s->nlines > 1 ? "s" : "", lines,
           s->nlines > PATTERNS_MAX ? ", ..." : "",
           s->nlines > 1 ? "" : "es");
   if (n->total >= 0 && !(n->entries[n->total].m.flags & PMON_DRV_ESTIMATED))
     return; /* measured without: the mapping is not missed */
-  wrapf("fix:", "no outlet mapping: no meter outside the node is named for "
+  meters_wrapf("fix:", "no outlet mapping: no meter outside the node is named for "
         "%s. An administrator adds a line for it to %s (pmon-site(5)), "
         "for example\n"
         "  meter  %s  eaton://PDU/outlet/N?secret=NAME\n"
@@ -908,13 +573,13 @@ static void show_entry(const struct node *n, int i)
   field("source:", "%s", source_text(e, buf, sizeof buf));
   if (!e->open) {
     field("status:", "not usable: %s", e->why);
-    hint(e->rc, e->why, &e->spec, e->source);
+    meters_hint(e->rc, e->why, &e->spec, e->source);
     return;
   }
   if (e->m.source[0] != '\0')
     field("read through:", "%s", e->m.source);
   if (e->m.note[0] != '\0')
-    wrapf("note:", "%s", e->m.note);
+    meters_wrapf("note:", "%s", e->m.note);
   field("channels:", "%d", e->m.nch);
   for (int c = 0; c < e->m.nch; c++) {
     const struct pmon_channel *ch = &e->m.ch[c];
@@ -944,7 +609,7 @@ static void show_tried(const struct node *n)
 
     switch (t->what) {
     case T_EXTERNAL:
-      wrapf(t->drv->name, "not probed: outside the node, it is used when "
+      meters_wrapf(t->drv->name, "not probed: outside the node, it is used when "
             "the site file or PMON_METERS names it");
       break;
     case T_NOT_FOUND:
@@ -953,7 +618,7 @@ static void show_tried(const struct node *n)
              t->what == T_NOT_FOUND ? "not found" : "found, cannot open",
              t->why);
       pmon__spec_parse(t->drv->name, &spec);
-      hint(t->rc, t->why, &spec, SRC_AUTO);
+      meters_hint(t->rc, t->why, &spec, SRC_AUTO);
       break;
     case T_USED:
       snprintf(what, sizeof what, "used: meter %d", t->meter);
@@ -1158,7 +823,7 @@ static void show_readings(const struct node *n, double window_s)
     printf("  meter %d: %s\n", i + 1, e->spec.text);
     if (e->w.nfail > 0 && e->w.nok == 0) {
       printf("    read failed: %s\n", e->w.why);
-      hint(e->w.why_rc, e->w.why, &e->spec, e->source);
+      meters_hint(e->w.why_rc, e->w.why, &e->spec, e->source);
       continue;
     }
     for (int c = 0; c < e->m.nch; c++) {
@@ -1454,7 +1119,7 @@ static void show_header(const struct node *n, const struct options *opt)
     field("meters:", "as %s lists them",
           opt->meters != NULL ? "-m" : "PMON_METERS");
   if (dis != NULL && *dis != '\0' && strcmp(dis, "0") != 0)
-    wrapf("note:", "PMON_DISABLE is set: jobs started with this "
+    meters_wrapf("note:", "PMON_DISABLE is set: jobs started with this "
           "environment are not measured");
   show_site(n);
 }
