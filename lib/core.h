@@ -253,13 +253,30 @@ struct json_t *pmon__io_job(struct json_t *nodes);
 void pmon__io_free(void);
 
 /* lib/region.c */
+/* PMON_MAX_REGIONS: distinct region names with entries of their own per
+ * process; a new name beyond them counts in the region "(other)".
+ * PMON_REGION_NODES: nodes listed per region in the report. */
+#define PMON_MAX_REGIONS_DEFAULT 10000
+#define PMON_MAX_REGIONS_MAX 100000000
+#define PMON_REGION_NODES_DEFAULT 32
+#define PMON_REGION_NODES_MAX 1000000
+int pmon__regions_config(void);
+long pmon__regions_limit(void);
+int pmon__regions_list_max(void);
+/* Whether this process said, when it happened, that it folded names. */
+int pmon__regions_said_folding(void);
 int pmon__region_begin(const char *name);
 int pmon__region_end(const char *name);
 void pmon__regions_close_all(uint64_t now);
 void pmon__regions_resolve(void);
 void pmon__regions_free(void);
-struct json_t;
-struct json_t *pmon__regions_json(void);
+/* This process's regions, threads merged, as records of TAB (a
+ * PMON_RT_NODE table, lib/rtab.h): the node total's energy and coverage
+ * of the first thread that entered each, the pairs of all, the longest
+ * thread's time; and the names it folded.  After pmon__regions_resolve().
+ * PMON_ENOMEM when some were lost (TAB->lost counts them). */
+struct pmon_rtab;
+int pmon__regions_table(struct pmon_rtab *tab);
 
 /* lib/node.c */
 /* This process's node name into BUF: PMON_NODE, else the host name. */
@@ -267,11 +284,31 @@ void pmon__node_name(char *buf, size_t size);
 int pmon__node_setup(void);
 int pmon__node_share(void);
 void pmon__node_teardown(void);
+/*
+ * Bring what every rank of COMM holds to its rank 0 up a binomial tree,
+ * in ceil(log2 P) rounds: PACK turns ACC into a message (malloc'd), MERGE
+ * adds a received one to ACC.  At rank 0 ACC then holds everything, in
+ * rank order where merging keeps order; elsewhere it was sent.  A message
+ * that cannot be packed, sent or merged is recorded as an error (its
+ * ranks are missing) and the walk goes on.  Nothing happens without MPI
+ * (COMM is MPI_COMM_NULL).  WHAT names the data in messages.
+ */
+struct pmon_reducer {
+  const char *what;
+  int (*pack)(void *acc, char **buf, size_t *len);
+  int (*merge)(void *acc, const char *buf, size_t len);
+  void *acc;
+};
+int pmon__tree_reduce(MPI_Comm comm, const struct pmon_reducer *how);
+/* The JSON arrays MINE of every rank of COMM, concatenated in rank order
+ * into *ALL at rank 0 (NULL elsewhere); MINE is consumed. */
 int pmon__tree_gather(MPI_Comm comm, struct json_t *mine,
                       struct json_t **all);
 
 /* lib/report.c */
 struct json_t *pmon__node_record(struct json_t *ranks);
-int pmon__report(struct json_t *nodes);
+/* Write the report of NODES (the node records, in leader order) and
+ * REGIONS (the job's region records), and print the summary; rank 0. */
+int pmon__report(struct json_t *nodes, const struct pmon_rtab *regions);
 
 #endif /* PMON_CORE_H */

@@ -171,60 +171,100 @@ void pmon__node_teardown(void)
     PMPI_Comm_free(&g->world);
 }
 
-int pmon__tree_gather(MPI_Comm comm, json_t *mine, json_t **all)
+/*
+ * The binomial tree: in round k (mask = 2^k) a rank with that bit set
+ * sends what it holds to rank - mask and stops; the others receive from
+ * rank + mask, if it exists, and merge.  Merging in mask order keeps the
+ * ranks in ascending order.  A message is sized with MPI_Probe.
+ */
+int pmon__tree_reduce(MPI_Comm comm, const struct pmon_reducer *how)
 {
-  json_t *acc = mine;
   int rank, size, rc = 0;
 
-  *all = NULL;
-  if (comm == MPI_COMM_NULL) {
-    *all = acc;
+  if (comm == MPI_COMM_NULL)
     return 0;
-  }
   PMPI_Comm_rank(comm, &rank);
   PMPI_Comm_size(comm, &size);
   for (int mask = 1; mask < size; mask <<= 1) {
     if (rank & mask) {
-      char *s = acc != NULL ? json_dumps(acc, JSON_COMPACT) : NULL;
-      const char *msg = s != NULL ? s : "[]";
+      char *buf = NULL;
+      size_t len = 0;
 
-      if (s == NULL)
-        rc = pmon__fail(PMON_ENOMEM, "gather: cannot serialise records");
-      if (PMPI_Send(msg, (int)strlen(msg) + 1, MPI_CHAR, rank - mask,
-                    TAG_GATHER, comm) != MPI_SUCCESS)
-        rc = pmon__fail(PMON_EMPI, "gather: MPI_Send failed");
-      free(s);
-      json_decref(acc);
+      if (how->pack(how->acc, &buf, &len) != 0 || len > INT_MAX) {
+        rc = pmon__fail(PMON_ENOMEM, "gather: cannot pack %s%s", how->what,
+                        len > INT_MAX ? " (over 2 GiB)" : "");
+        len = 0; /* an empty message: the parent goes on */
+      }
+      if (PMPI_Send(buf, (int)len, MPI_BYTE, rank - mask, TAG_GATHER,
+                    comm) != MPI_SUCCESS)
+        rc = pmon__fail(PMON_EMPI, "gather: MPI_Send of %s failed", how->what);
+      free(buf);
       return rc;
     }
     if (rank + mask < size) {
       MPI_Status st;
-      json_t *got = NULL;
       char *buf;
       int n = 0;
 
       PMPI_Probe(rank + mask, TAG_GATHER, comm, &st);
-      PMPI_Get_count(&st, MPI_CHAR, &n);
-      buf = malloc(n > 0 ? (size_t)n : 1);
-      if (buf == NULL) {
-        char c;
-
-        PMPI_Recv(&c, 0, MPI_CHAR, rank + mask, TAG_GATHER, comm,
+      PMPI_Get_count(&st, MPI_BYTE, &n);
+      if ((buf = malloc(n > 0 ? (size_t)n : 1)) == NULL) {
+        PMPI_Recv(NULL, 0, MPI_BYTE, rank + mask, TAG_GATHER, comm,
                   MPI_STATUS_IGNORE);
-        rc = pmon__fail(PMON_ENOMEM, "gather: out of memory");
+        rc = pmon__fail(PMON_ENOMEM, "gather: out of memory for the %s of "
+                                     "ranks %d+",
+                        how->what, rank + mask);
         continue;
       }
-      if (PMPI_Recv(buf, n, MPI_CHAR, rank + mask, TAG_GATHER, comm,
-                    MPI_STATUS_IGNORE) == MPI_SUCCESS && n > 0) {
-        buf[n - 1] = '\0';
-        got = json_loads(buf, 0, NULL);
-      }
-      free(buf);
-      if (got == NULL || acc == NULL || json_array_extend(acc, got) != 0)
-        rc = pmon__fail(PMON_EMPI, "gather: lost the records of ranks %d+",
+      if (PMPI_Recv(buf, n, MPI_BYTE, rank + mask, TAG_GATHER, comm,
+                    MPI_STATUS_IGNORE) != MPI_SUCCESS || n == 0 ||
+          how->merge(how->acc, buf, (size_t)n) != 0)
+        rc = pmon__fail(PMON_EMPI, "gather: lost %s of ranks %d+", how->what,
                         rank + mask);
-      json_decref(got);
+      free(buf);
     }
+  }
+  return rc;
+}
+
+/* A JSON array, as compact text with its NUL. */
+static int json_pack_text(void *acc, char **buf, size_t *len)
+{
+  json_t *a = *(json_t **)acc;
+
+  if (a == NULL || (*buf = json_dumps(a, JSON_COMPACT)) == NULL)
+    return -1;
+  *len = strlen(*buf) + 1;
+  return 0;
+}
+
+static int json_merge_text(void *acc, const char *buf, size_t len)
+{
+  json_t **a = acc, *got;
+  int rc;
+
+  if (*a == NULL || buf[len - 1] != '\0' ||
+      (got = json_loads(buf, 0, NULL)) == NULL)
+    return -1;
+  rc = json_array_extend(*a, got);
+  json_decref(got);
+  return rc;
+}
+
+int pmon__tree_gather(MPI_Comm comm, json_t *mine, json_t **all)
+{
+  json_t *acc = mine;
+  const struct pmon_reducer how = {"records", json_pack_text,
+                                   json_merge_text, &acc};
+  int rank = 0, rc;
+
+  *all = NULL;
+  if (comm != MPI_COMM_NULL)
+    PMPI_Comm_rank(comm, &rank);
+  rc = pmon__tree_reduce(comm, &how);
+  if (rank != 0) {
+    json_decref(acc); /* sent */
+    return rc;
   }
   *all = acc;
   return rc;

@@ -19,6 +19,7 @@
 #include "core.h"
 #include "env.h"
 #include "preload.h"
+#include "rtab.h"
 
 struct pmon_state pmon__g = {
   .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -142,6 +143,8 @@ static int init_locked(int by_preload)
     cfg = pmon__io_config();
   if (cfg == 0)
     cfg = pmon__trace_config();
+  if (cfg == 0)
+    cfg = pmon__regions_config();
   if ((rc = pmon__node_setup()) != 0) {
     pmon__node_teardown();
     return rc;
@@ -214,11 +217,37 @@ int pmon_init(void)
   return pmon__init(0);
 }
 
+/* The first error of two. */
+static int keep_first(int rc, int next)
+{
+  return rc != 0 ? rc : next;
+}
+
+static int rtab_pack(void *t, char **buf, size_t *len)
+{
+  return pmon__rtab_pack(t, buf, len);
+}
+
+static int rtab_unpack(void *t, const char *buf, size_t len)
+{
+  return pmon__rtab_unpack(t, buf, len);
+}
+
+/* Merge the region tables of COMM's ranks into rank 0's T. */
+static int regions_up(MPI_Comm comm, struct pmon_rtab *t)
+{
+  const struct pmon_reducer how = {"region records", rtab_pack, rtab_unpack,
+                                   t};
+
+  return pmon__tree_reduce(comm, &how);
+}
+
 static int finalize_locked(void)
 {
   struct pmon_state *g = &pmon__g;
   int phase = atomic_load(&g->phase), rc = 0;
   json_t *mine, *ranks = NULL, *nodes = NULL;
+  struct pmon_rtab regions;
 
   if (phase == PMON_PHASE_DISABLED)
     return 0;
@@ -249,29 +278,39 @@ static int finalize_locked(void)
   node_barrier();
   pmon__regions_resolve();
 
-  mine = json_pack("[{s:i, s:i, s:o, s:o}]", "rank", g->rank, "local",
-                   g->local_rank, "regions", pmon__regions_json(), "io",
-                   pmon__io_json());
+  /* Regions: every rank's table merged up the node's tree; I/O: every
+   * rank's records gathered to the leader. */
+  pmon__rtab_init(&regions, PMON_RT_NODE, pmon__regions_list_max());
+  rc = pmon__regions_table(&regions);
+  rc = keep_first(rc, regions_up(g->mpi ? g->node : MPI_COMM_NULL, &regions));
+  mine = json_pack("[{s:i, s:i, s:o}]", "rank", g->rank, "local",
+                   g->local_rank, "io", pmon__io_json());
   if (mine == NULL)
     mine = json_array();
-  rc = pmon__tree_gather(g->mpi ? g->node : MPI_COMM_NULL, mine, &ranks);
+  rc = keep_first(rc, pmon__tree_gather(g->mpi ? g->node : MPI_COMM_NULL,
+                                        mine, &ranks));
+  /* The node records and the job's regions up the leaders' tree. */
   if (g->leader) {
     json_t *rec = pmon__node_record(ranks), *one = json_array();
+    int node = 0;
 
     if (rec != NULL)
       json_array_append_new(one, rec);
     else
-      rc = pmon__fail(PMON_ENOMEM, "finalize: cannot build the node record");
-    int r2 = pmon__tree_gather(g->mpi ? g->leaders : MPI_COMM_NULL, one,
-                               &nodes);
-    rc = rc != 0 ? rc : r2;
+      rc = keep_first(rc, pmon__fail(PMON_ENOMEM, "finalize: cannot build "
+                                                  "the node record"));
+    rc = keep_first(rc, pmon__tree_gather(g->mpi ? g->leaders : MPI_COMM_NULL,
+                                          one, &nodes));
+    if (g->mpi)
+      PMPI_Comm_rank(g->leaders, &node);
+    pmon__rtab_to_job(&regions, node);
+    rc = keep_first(rc, regions_up(g->mpi ? g->leaders : MPI_COMM_NULL,
+                                   &regions));
   }
   json_decref(ranks);
-  if (g->rank == 0 && nodes != NULL) {
-    int r3 = pmon__report(nodes);
-
-    rc = rc != 0 ? rc : r3;
-  }
+  if (g->rank == 0 && nodes != NULL)
+    rc = keep_first(rc, pmon__report(nodes, &regions));
+  pmon__rtab_free(&regions);
   json_decref(nodes);
   teardown();
   return rc;

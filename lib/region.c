@@ -15,9 +15,29 @@
  * The meter's measured time (covered_ns of the samples, which stands
  * still across a gap) is resolved the same way: how much of the region's
  * time its energy covers.
+ *
+ * Memory grows with distinct names only, and they are bounded: at most
+ * PMON_MAX_REGIONS distinct names per process have entries of their own
+ * (a thread's entry of a name that another thread already has does not
+ * count again).  An entry is one block: struct region, then per meter its
+ * bucket (struct rmeter), then the bucket's copy of sample k's energies
+ * and the resolved energies (one double each per channel of the node),
+ * then the name: 136 bytes plus the name for one meter of one channel,
+ * plus 16 per channel more, and a table slot (8 bytes, at most half of
+ * them used).  The process's registry of names adds 16 bytes a name.  A
+ * new name beyond the limit is folded into the region "(other)": its
+ * pairs, time and energy count there, so nothing is lost from the
+ * totals, and only a 64-bit hash of it is kept, to count the names folded
+ * and to match its end.
+ *
+ * Region calls take no lock, except a thread's first use of a name, which
+ * looks the name up in the process's registry under names.lock (a hash
+ * lookup, never anything slow).
  */
 #include "config.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,49 +45,280 @@
 
 #include "pmon.h"
 #include "core.h"
+#include "env.h"
+#include "rtab.h"
 
-struct bucket {
-  int used;
-  uint64_t anchor;          /* sample index k */
-  uint64_t t_max;           /* the latest boundary in the bucket */
+#define OTHER_NAME "(other)"
+#define HSET_MAX (1u << 20) /* slots of a set of folded names' hashes (8
+                               MiB): beyond, a count is a lower bound */
+
+/* A meter's part of a region: the pending bucket and the resolved time. */
+struct rmeter {
+  uint64_t anchor;  /* sample index k; valid when the region's used bit */
+  uint64_t t_max;   /* the latest boundary in the bucket */
+  uint64_t a_t;     /* sample k's time and measured time, copied: the */
+  uint64_t a_cov;   /* ring may lose it (its energies follow, a_e) */
   double s0, s1;
-  struct pmon_tl_sample a;  /* sample k, copied: the ring may lose it */
+  double covered;   /* seconds of the pairs this meter measured */
 };
 
 struct region {
-  char *name;
-  uint32_t hash;
-  uint32_t depth;          /* open instances in this thread */
-  uint64_t count;          /* completed outermost pairs */
+  uint64_t hash;
+  uint64_t count;          /* completed outermost pairs ((other): every
+                              folded pair) */
   uint64_t unclosed;       /* closed by pmon_finalize() */
   uint64_t t_begin;        /* of the open outermost instance */
   uint64_t time_ns;        /* inclusive time of the completed pairs */
   uint64_t first_ns;       /* first begin, for ordering */
-  unsigned long unresolved; /* boundaries that found no timeline */
-  struct bucket b[PMON_METER_MAX];
-  double e[PMON_METER_MAX][PMON_CH_MAX];
-  double covered[PMON_METER_MAX]; /* seconds of the pairs each meter
-                                     measured */
+  uint32_t depth;          /* open instances in this thread */
+  uint32_t unresolved;     /* boundaries that found no timeline */
+  uint16_t used;           /* bit m: meter m's bucket holds boundaries */
+  uint16_t other;          /* the region of folded names */
+  /* struct rmeter rm[nmeters]; double a_e[nch]; double e[nch]; name */
+};
+
+/* Regions keyed by name: open addressing, capacity a power of two, at
+ * most half full. */
+struct rset {
+  struct region **slot;
+  size_t cap, n;
+};
+
+/* Hashes of names (0 marks an empty slot), up to HSET_MAX slots; FULL
+ * once one could not be kept. */
+struct hset {
+  uint64_t *s;
+  size_t cap, n;
+  int full;
+};
+
+struct open_region {
+  struct region *r;
+  uint64_t hash;           /* of the name it was opened with */
 };
 
 struct pmon_thread {
   struct pmon_thread *next;
   int index;                /* creation order */
-  struct region **slot;     /* open addressing, cap a power of two */
-  size_t cap, n;
-  struct region **stack;
+  struct rset regions;      /* its entries, which it owns */
+  struct open_region *stack;
   size_t depth, stack_cap;
+  struct region *other;     /* "(other)", once a name was folded */
+  struct hset folded;       /* names it folded: their next begins need
+                               no lock */
 };
 
 static _Thread_local struct pmon_thread *self;
 
-static uint32_t hash_name(const char *s, size_t len)
-{
-  uint32_t h = 2166136261u; /* FNV-1a */
+/* The layout of a region block, the same in every thread of the process
+ * (layout()). */
+static struct {
+  int nmeters;
+  int choff[PMON_METER_MAX + 1]; /* first channel of meter m */
+  size_t off_ae, off_e, off_name;
+} lay;
 
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)s[i]) * 16777619u;
-  return h;
+/* The process's distinct names, for PMON_MAX_REGIONS. */
+static struct {
+  pthread_mutex_t lock;
+  struct rset known;  /* one entry (a thread's) of each name with entries */
+  struct hset folded; /* the names folded into "(other)" */
+  long limit;         /* PMON_MAX_REGIONS */
+  int list_max;       /* PMON_REGION_NODES */
+  int said;           /* rank 0 said that names were folded */
+} names = {.lock = PTHREAD_MUTEX_INITIALIZER,
+           .limit = PMON_MAX_REGIONS_DEFAULT,
+           .list_max = PMON_REGION_NODES_DEFAULT};
+
+static struct rmeter *rm_of(struct region *r)
+{
+  return (struct rmeter *)(r + 1);
+}
+
+static double *ae_of(struct region *r)
+{
+  return (double *)((char *)r + lay.off_ae);
+}
+
+static double *e_of(struct region *r)
+{
+  return (double *)((char *)r + lay.off_e);
+}
+
+static char *name_of(struct region *r)
+{
+  return (char *)r + lay.off_name;
+}
+
+/* VAR as a whole number from LO to HI into *OUT; unset leaves it. */
+static int env_long(const char *var, long lo, long hi, const char *what,
+                    long *out)
+{
+  const char *v = getenv(var);
+  char *end;
+  long n;
+
+  if (v == NULL || *v == '\0')
+    return 0;
+  errno = 0;
+  n = strtol(v, &end, 10);
+  if (errno != 0 || end == v || *end != '\0' || n < lo || n > hi)
+    return pmon__fail(PMON_ECONFIG,
+                      "%s: \"%.40s\": not a number of %s from %ld to %ld", var,
+                      v, what, lo, hi);
+  *out = n;
+  return 0;
+}
+
+int pmon__regions_config(void)
+{
+  long limit = PMON_MAX_REGIONS_DEFAULT, list = PMON_REGION_NODES_DEFAULT;
+  int rc = env_long(PMON_ENV_MAX_REGIONS, 1, PMON_MAX_REGIONS_MAX,
+                    "region names", &limit);
+
+  if (rc == 0)
+    rc = env_long(PMON_ENV_REGION_NODES, 0, PMON_REGION_NODES_MAX, "nodes",
+                  &list);
+  names.limit = limit;
+  names.list_max = (int)list;
+  return rc;
+}
+
+long pmon__regions_limit(void)
+{
+  return names.limit;
+}
+
+int pmon__regions_list_max(void)
+{
+  return names.list_max;
+}
+
+int pmon__regions_said_folding(void)
+{
+  return names.said;
+}
+
+/* The layout of a region block from the node's meters: when the
+ * process's first region thread is made (threads lock held), so that
+ * every later thread sees it. */
+static void layout(void)
+{
+  const struct pmon_shared *sh = pmon__g.sh;
+  size_t nch = 0;
+
+  lay.nmeters = sh != NULL ? sh->nmeters : 0;
+  for (int m = 0; m < lay.nmeters; m++) {
+    lay.choff[m] = (int)nch;
+    nch += (size_t)sh->nch[m];
+  }
+  lay.choff[lay.nmeters] = (int)nch;
+  lay.off_ae = sizeof(struct region) +
+               (size_t)lay.nmeters * sizeof(struct rmeter);
+  lay.off_e = lay.off_ae + nch * sizeof(double);
+  lay.off_name = lay.off_e + nch * sizeof(double);
+}
+
+static struct region *rset_find(const struct rset *s, const char *name,
+                                uint64_t h)
+{
+  struct region *r;
+
+  if (s->cap == 0)
+    return NULL;
+  for (size_t k = h & (s->cap - 1); (r = s->slot[k]) != NULL;
+       k = (k + 1) & (s->cap - 1))
+    if (r->hash == h && strcmp(name_of(r), name) == 0)
+      return r;
+  return NULL;
+}
+
+/* Room for one more in S, so that rset_put() cannot fail; -1 when out of
+ * memory. */
+static int rset_reserve(struct rset *s)
+{
+  size_t cap;
+  struct region **slot;
+
+  if (2 * (s->n + 1) <= s->cap)
+    return 0;
+  cap = s->cap ? 2 * s->cap : 16;
+  if ((slot = calloc(cap, sizeof *slot)) == NULL)
+    return -1;
+  for (size_t i = 0; i < s->cap; i++) {
+    struct region *r = s->slot[i];
+    size_t k;
+
+    if (r == NULL)
+      continue;
+    for (k = r->hash & (cap - 1); slot[k] != NULL; k = (k + 1) & (cap - 1))
+      ;
+    slot[k] = r;
+  }
+  free(s->slot);
+  s->slot = slot;
+  s->cap = cap;
+  return 0;
+}
+
+static void rset_put(struct rset *s, struct region *r)
+{
+  size_t k;
+
+  for (k = r->hash & (s->cap - 1); s->slot[k] != NULL;
+       k = (k + 1) & (s->cap - 1))
+    ;
+  s->slot[k] = r;
+  s->n++;
+}
+
+static int hset_has(const struct hset *s, uint64_t h)
+{
+  if (s->cap == 0)
+    return 0;
+  for (size_t k = h & (s->cap - 1); s->s[k] != 0; k = (k + 1) & (s->cap - 1))
+    if (s->s[k] == h)
+      return 1;
+  return 0;
+}
+
+/* Add H to S: 1 when it is new, 0 when it was there or could not be
+ * kept (then FULL is set). */
+static int hset_add(struct hset *s, uint64_t h)
+{
+  size_t k;
+
+  if (hset_has(s, h))
+    return 0;
+  if (2 * (s->n + 1) > s->cap) {
+    size_t cap = s->cap ? 2 * s->cap : 1024;
+    uint64_t *n;
+
+    if (cap > HSET_MAX || (n = calloc(cap, sizeof *n)) == NULL) {
+      s->full = 1;
+      return 0;
+    }
+    for (size_t i = 0; i < s->cap; i++)
+      if (s->s[i] != 0) {
+        for (k = s->s[i] & (cap - 1); n[k] != 0; k = (k + 1) & (cap - 1))
+          ;
+        n[k] = s->s[i];
+      }
+    free(s->s);
+    s->s = n;
+    s->cap = cap;
+  }
+  for (k = h & (s->cap - 1); s->s[k] != 0; k = (k + 1) & (s->cap - 1))
+    ;
+  s->s[k] = h;
+  s->n++;
+  return 1;
+}
+
+static void hset_free(struct hset *s)
+{
+  free(s->s);
+  memset(s, 0, sizeof *s);
 }
 
 static struct pmon_thread *this_thread(void)
@@ -79,17 +330,16 @@ static struct pmon_thread *this_thread(void)
     return t;
   if ((t = calloc(1, sizeof *t)) == NULL)
     return NULL;
-  t->cap = 16;
   t->stack_cap = 16;
-  t->slot = calloc(t->cap, sizeof *t->slot);
-  t->stack = malloc(t->stack_cap * sizeof *t->stack);
-  if (t->slot == NULL || t->stack == NULL) {
-    free(t->slot);
-    free(t->stack);
+  if (rset_reserve(&t->regions) != 0 ||
+      (t->stack = malloc(t->stack_cap * sizeof *t->stack)) == NULL) {
+    free(t->regions.slot);
     free(t);
     return NULL;
   }
   pthread_mutex_lock(&g->threads_lock);
+  if (g->threads == NULL)
+    layout();
   t->index = g->nthreads++;
   t->next = g->threads;
   g->threads = t;
@@ -98,59 +348,81 @@ static struct pmon_thread *this_thread(void)
   return t;
 }
 
-static int grow(struct pmon_thread *t)
+/* A new entry NAME (LEN bytes, hash H) in T's table, which has room; NULL
+ * when out of memory. */
+static struct region *new_entry(struct pmon_thread *t, const char *name,
+                                size_t len, uint64_t h)
 {
-  size_t cap = t->cap * 2;
-  struct region **slot = calloc(cap, sizeof *slot);
+  struct region *r = calloc(1, lay.off_name + len + 1);
 
-  if (slot == NULL)
-    return -1;
-  for (size_t i = 0; i < t->cap; i++) {
-    struct region *r = t->slot[i];
-    size_t k;
-
-    if (r == NULL)
-      continue;
-    for (k = r->hash & (cap - 1); slot[k] != NULL; k = (k + 1) & (cap - 1))
-      ;
-    slot[k] = r;
-  }
-  free(t->slot);
-  t->slot = slot;
-  t->cap = cap;
-  return 0;
+  if (r == NULL)
+    return NULL;
+  memcpy(name_of(r), name, len + 1);
+  r->hash = h;
+  rset_put(&t->regions, r);
+  return r;
 }
 
-/* The region NAME (LEN bytes) of thread T; created when CREATE. */
-static struct region *lookup(struct pmon_thread *t, const char *name,
-                             size_t len, int create)
+/* T's "(other)", made at its first folded name; NULL when out of memory. */
+static struct region *other_of(struct pmon_thread *t)
 {
-  uint32_t h = hash_name(name, len);
-  size_t k;
+  uint64_t h = pmon__name_hash(OTHER_NAME, strlen(OTHER_NAME));
   struct region *r;
 
-  for (k = h & (t->cap - 1); (r = t->slot[k]) != NULL;
-       k = (k + 1) & (t->cap - 1))
-    if (r->hash == h && strcmp(r->name, name) == 0)
-      return r;
-  if (!create)
+  if (t->other != NULL)
+    return t->other;
+  if ((r = rset_find(&t->regions, OTHER_NAME, h)) == NULL &&
+      (rset_reserve(&t->regions) != 0 ||
+       (r = new_entry(t, OTHER_NAME, strlen(OTHER_NAME), h)) == NULL))
     return NULL;
-  if (2 * (t->n + 1) > t->cap) {
-    if (grow(t) != 0)
-      return NULL;
-    for (k = h & (t->cap - 1); t->slot[k] != NULL; k = (k + 1) & (t->cap - 1))
-      ;
+  r->other = 1;
+  return t->other = r;
+}
+
+/*
+ * The region that a begin of NAME counts in when T has no entry of it:
+ * a new entry while the process has fewer than PMON_MAX_REGIONS distinct
+ * names or another thread already has the name, else "(other)".  *R gets
+ * it; 0, PMON_EINVAL (not UTF-8) or PMON_ENOMEM.
+ */
+static int enter_new(struct pmon_thread *t, const char *name, size_t len,
+                     uint64_t h, struct region **r)
+{
+  struct region *known;
+  json_t *js;
+  int fold = 0, say = 0;
+
+  if (hset_has(&t->folded, h)) { /* folded before here, so checked */
+    *r = t->other;
+    return 0;
   }
-  if ((r = calloc(1, sizeof *r)) == NULL ||
-      (r->name = malloc(len + 1)) == NULL) {
-    free(r);
-    return NULL;
+  /* A new name could go into the JSON report: it must be UTF-8. */
+  if ((js = json_stringn(name, len)) == NULL)
+    return PMON_EINVAL;
+  json_decref(js);
+  *r = NULL;
+  pthread_mutex_lock(&names.lock);
+  known = rset_find(&names.known, name, h);
+  if (known == NULL && (long)names.known.n >= names.limit) {
+    fold = 1;
+    hset_add(&names.folded, h);
+    say = !names.said && pmon__g.rank == 0;
+    names.said |= say;
+  } else if (rset_reserve(&t->regions) == 0 &&
+             (known != NULL || rset_reserve(&names.known) == 0) &&
+             (*r = new_entry(t, name, len, h)) != NULL && known == NULL) {
+    rset_put(&names.known, *r);
   }
-  memcpy(r->name, name, len + 1);
-  r->hash = h;
-  t->slot[k] = r;
-  t->n++;
-  return r;
+  pthread_mutex_unlock(&names.lock);
+  if (say)
+    pmon__say("region \"%.64s\": more than %ld region names in this "
+              "process (%s): this and later new names count as \"%s\"",
+              name, names.limit, PMON_ENV_MAX_REGIONS, OTHER_NAME);
+  if (fold) {
+    hset_add(&t->folded, h);
+    *r = other_of(t);
+  }
+  return *r != NULL ? 0 : PMON_ENOMEM;
 }
 
 /*
@@ -164,10 +436,11 @@ static struct region *lookup(struct pmon_thread *t, const char *name,
 static int resolve(struct region *r, int m)
 {
   const struct pmon_tl *tl = &pmon__g.sh->tl[m];
-  struct bucket *b = &r->b[m];
+  struct rmeter *b = &rm_of(r)[m];
+  double *ae = ae_of(r) + lay.choff[m], *e = e_of(r) + lay.choff[m];
   struct pmon_tl_sample s;
   uint64_t seq = pmon__tl_seq(tl), j;
-  int nch = pmon__g.sh->nch[m], found = 0;
+  int nch = lay.choff[m + 1] - lay.choff[m], found = 0;
   double dt;
 
   if (seq <= b->anchor + 1)
@@ -184,22 +457,20 @@ static int resolve(struct region *r, int m)
     if (s.t_ns >= b->t_max)
       break;
   }
+  r->used &= (uint16_t)~(1u << m);
   if (!found) {
     r->unresolved++;
-    b->used = 0;
     return 0;
   }
-  dt = (double)(s.t_ns - b->a.t_ns) * 1e-9;
+  dt = (double)(s.t_ns - b->a_t) * 1e-9;
   for (int c = 0; c < nch; c++)
-    r->e[m][c] += b->s0 * b->a.e[c] +
-                  (dt > 0 ? b->s1 * (s.e[c] - b->a.e[c]) / dt : 0);
+    e[c] += b->s0 * ae[c] + (dt > 0 ? b->s1 * (s.e[c] - ae[c]) / dt : 0);
   {
-    double ca = (double)b->a.covered_ns * 1e-9;
+    double ca = (double)b->a_cov * 1e-9;
     double cs = (double)s.covered_ns * 1e-9;
 
-    r->covered[m] += b->s0 * ca + (dt > 0 ? b->s1 * (cs - ca) / dt : 0);
+    b->covered += b->s0 * ca + (dt > 0 ? b->s1 * (cs - ca) / dt : 0);
   }
-  b->used = 0;
   return 0;
 }
 
@@ -209,26 +480,32 @@ static void boundary(struct region *r, double sign, uint64_t now,
 {
   const struct pmon_shared *sh = pmon__g.sh;
 
-  for (int m = 0; m < sh->nmeters; m++) {
-    struct bucket *b = &r->b[m];
+  for (int m = 0; m < lay.nmeters; m++) {
+    struct rmeter *b = &rm_of(r)[m];
 
     if (seq[m] == 0) { /* no sample yet */
       r->unresolved++;
       continue;
     }
-    if (b->used && b->anchor != seq[m] - 1)
+    if ((r->used & (1u << m)) && b->anchor != seq[m] - 1)
       resolve(r, m);
-    if (!b->used) {
-      if (pmon__tl_get(&sh->tl[m], seq[m] - 1, &b->a) != 0) {
+    if (!(r->used & (1u << m))) {
+      struct pmon_tl_sample a;
+
+      if (pmon__tl_get(&sh->tl[m], seq[m] - 1, &a) != 0) {
         r->unresolved++;
         continue;
       }
-      b->used = 1;
+      r->used |= (uint16_t)(1u << m);
       b->anchor = seq[m] - 1;
+      b->a_t = a.t_ns;
+      b->a_cov = a.covered_ns;
+      memcpy(ae_of(r) + lay.choff[m], a.e,
+             (size_t)(lay.choff[m + 1] - lay.choff[m]) * sizeof(double));
       b->s0 = b->s1 = 0;
     }
     b->s0 += sign;
-    b->s1 += sign * (double)(int64_t)(now - b->a.t_ns) * 1e-9;
+    b->s1 += sign * (double)(int64_t)(now - b->a_t) * 1e-9;
     b->t_max = now;
   }
 }
@@ -251,13 +528,13 @@ static void load_seqs(uint64_t *seq)
 {
   const struct pmon_shared *sh = pmon__g.sh;
 
-  for (int m = 0; m < sh->nmeters; m++)
+  for (int m = 0; m < lay.nmeters; m++)
     seq[m] = pmon__tl_seq(&sh->tl[m]);
 }
 
 int pmon__region_begin(const char *name)
 {
-  uint64_t seq[PMON_METER_MAX];
+  uint64_t seq[PMON_METER_MAX], h;
   struct pmon_thread *t;
   struct region *r;
   size_t len;
@@ -267,18 +544,14 @@ int pmon__region_begin(const char *name)
     return rc;
   if ((t = this_thread()) == NULL)
     return pmon__fail(PMON_ENOMEM, "region \"%s\": out of memory", name);
-  if ((r = lookup(t, name, len, 0)) == NULL) {
-    /* A new name: it goes into the JSON report, so it must be UTF-8. */
-    json_t *js = json_stringn(name, len);
-
-    if (js == NULL)
-      return pmon__fail(PMON_EINVAL, "region: name is not valid UTF-8");
-    json_decref(js);
-    if ((r = lookup(t, name, len, 1)) == NULL)
-      return pmon__fail(PMON_ENOMEM, "region \"%s\": out of memory", name);
-  }
+  h = pmon__name_hash(name, len);
+  if ((r = rset_find(&t->regions, name, h)) == NULL &&
+      (rc = enter_new(t, name, len, h, &r)) != 0)
+    return rc == PMON_EINVAL
+             ? pmon__fail(rc, "region: name is not valid UTF-8")
+             : pmon__fail(rc, "region \"%s\": out of memory", name);
   if (t->depth == t->stack_cap) {
-    struct region **s = realloc(t->stack, 2 * t->stack_cap * sizeof *s);
+    struct open_region *s = realloc(t->stack, 2 * t->stack_cap * sizeof *s);
 
     if (s == NULL)
       return pmon__fail(PMON_ENOMEM, "region \"%s\": out of memory", name);
@@ -290,19 +563,36 @@ int pmon__region_begin(const char *name)
 
     load_seqs(seq);
     now = pmon__now_ns();
-    if (r->count == 0 && r->unclosed == 0 && r->first_ns == 0)
+    if (r->first_ns == 0)
       r->first_ns = now;
     r->t_begin = now;
     boundary(r, -1.0, now, seq);
   }
-  t->stack[t->depth++] = r;
+  t->stack[t->depth].r = r;
+  t->stack[t->depth++].hash = h;
   return 0;
+}
+
+/* Whether the open entry O was opened with NAME (hash H). */
+static int opened_as(struct pmon_thread *t, const struct open_region *o,
+                     const char *name, uint64_t h)
+{
+  struct region *x;
+
+  if (o->hash != h)
+    return 0;
+  if (!o->r->other)
+    return strcmp(name_of(o->r), name) == 0;
+  /* A folded name has no entry of its own. */
+  x = rset_find(&t->regions, name, h);
+  return x == NULL || x == o->r;
 }
 
 int pmon__region_end(const char *name)
 {
-  uint64_t seq[PMON_METER_MAX];
+  uint64_t seq[PMON_METER_MAX], h;
   struct pmon_thread *t = self;
+  struct open_region *top;
   struct region *r;
   size_t len;
   int rc;
@@ -314,19 +604,22 @@ int pmon__region_end(const char *name)
                       "region \"%s\": end without begin: no region is open "
                       "in this thread",
                       name);
-  r = t->stack[t->depth - 1];
-  if (strcmp(r->name, name) != 0) {
-    struct region *o = lookup(t, name, len, 0);
+  h = pmon__name_hash(name, len);
+  top = &t->stack[t->depth - 1];
+  r = top->r;
+  if (!opened_as(t, top, name, h)) {
+    const char *inner = r->other ? OTHER_NAME " (a folded name)" : name_of(r);
 
-    if (o == NULL || o->depth == 0)
-      return pmon__fail(PMON_ENOREGION,
-                        "region \"%s\": end without begin (innermost open "
-                        "region is \"%s\")",
-                        name, r->name);
-    return pmon__fail(PMON_ENEST,
-                      "region \"%s\": ended while \"%s\", opened inside "
-                      "it, is still open",
-                      name, r->name);
+    for (size_t i = 0; i + 1 < t->depth; i++)
+      if (opened_as(t, &t->stack[i], name, h))
+        return pmon__fail(PMON_ENEST,
+                          "region \"%s\": ended while \"%s\", opened inside "
+                          "it, is still open",
+                          name, inner);
+    return pmon__fail(PMON_ENOREGION,
+                      "region \"%s\": end without begin (innermost open "
+                      "region is \"%s\")",
+                      name, inner);
   }
   t->depth--;
   if (--r->depth == 0) {
@@ -337,6 +630,8 @@ int pmon__region_end(const char *name)
     r->count++;
     r->time_ns += now - r->t_begin;
     boundary(r, 1.0, now, seq);
+  } else if (r->other) {
+    r->count++; /* a folded pair inside another */
   }
   return 0;
 }
@@ -348,12 +643,14 @@ void pmon__regions_close_all(uint64_t now)
   load_seqs(seq);
   for (struct pmon_thread *t = pmon__g.threads; t != NULL; t = t->next) {
     while (t->depth > 0) {
-      struct region *r = t->stack[--t->depth];
+      struct region *r = t->stack[--t->depth].r;
 
       if (--r->depth == 0) {
         r->unclosed++;
         r->time_ns += now - r->t_begin;
         boundary(r, 1.0, now, seq);
+      } else if (r->other) {
+        r->unclosed++;
       }
     }
   }
@@ -362,101 +659,105 @@ void pmon__regions_close_all(uint64_t now)
 void pmon__regions_resolve(void)
 {
   for (struct pmon_thread *t = pmon__g.threads; t != NULL; t = t->next)
-    for (size_t i = 0; i < t->cap; i++) {
-      struct region *r = t->slot[i];
+    for (size_t i = 0; i < t->regions.cap; i++) {
+      struct region *r = t->regions.slot[i];
 
-      for (int m = 0; r != NULL && m < pmon__g.sh->nmeters; m++)
-        if (r->b[m].used && resolve(r, m) != 0) {
+      for (int m = 0; r != NULL && m < lay.nmeters; m++)
+        if ((r->used & (1u << m)) && resolve(r, m) != 0) {
           r->unresolved++;
-          r->b[m].used = 0;
+          r->used &= (uint16_t)~(1u << m);
         }
     }
 }
 
-/*
- * This rank's regions as a JSON array, threads merged: pairs summed, the
- * longest thread's time, the energy of the first thread that entered the
- * region (energy is a node quantity: adding threads would count it
- * again).  Each element: name, count, unclosed, time_s, first_s,
- * unresolved, e (joules per channel, meters one after the other), cover
- * (per meter, the share of that thread's time in the region its energy
- * covers, 0 to 1).
- */
-json_t *pmon__regions_json(void)
+/* R's node total (the meters and channels of the node total) into *E and
+ * the least share of its time those meters measured into *COVER, both
+ * NAN when the node has no total or a boundary found no timeline. */
+static void node_total(struct region *r, double *e, double *cover)
+{
+  const struct pmon_shared *sh = pmon__g.sh;
+  double time_s = (double)r->time_ns * 1e-9, sum = 0, least = 1;
+
+  *e = *cover = NAN;
+  if (sh == NULL || sh->total_meter < 0 || r->unresolved != 0)
+    return;
+  for (int m = 0; m < lay.nmeters; m++) {
+    double f = time_s > 0 ? rm_of(r)[m].covered / time_s : 1;
+
+    if (sh->total_mask[m] == 0)
+      continue;
+    for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
+      if (sh->total_mask[m] & (1u << c))
+        sum += e_of(r)[lay.choff[m] + c];
+    /* Rounding may take a fully measured region a hair past 1. */
+    f = f < 0 ? 0 : f > 1 ? 1 : f;
+    least = f < least ? f : least;
+  }
+  *e = sum;
+  *cover = least;
+}
+
+static int by_index(const void *a, const void *b)
+{
+  const struct pmon_thread *x = *(const struct pmon_thread *const *)a;
+  const struct pmon_thread *y = *(const struct pmon_thread *const *)b;
+
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+int pmon__regions_table(struct pmon_rtab *tab)
 {
   struct pmon_state *g = &pmon__g;
-  json_t *byname = json_object(), *arr = json_array();
   struct pmon_thread **ts = NULL;
-  int n = 0;
+  int n = 0, rc = 0;
 
-  if (byname == NULL || arr == NULL)
-    goto fail;
-  if (g->nthreads > 0 && (ts = calloc((size_t)g->nthreads, sizeof *ts)) == NULL)
-    goto fail;
+  if (g->nthreads > 0 && (ts = malloc((size_t)g->nthreads * sizeof *ts)) == NULL) {
+    tab->lost++;
+    return PMON_ENOMEM;
+  }
   for (struct pmon_thread *t = g->threads; t != NULL; t = t->next)
-    ts[t->index] = t, n++;
-  for (int ti = 0; ti < n; ti++) {
-    struct pmon_thread *t = ts[ti];
-
-    for (size_t i = 0; i < t->cap; i++) {
-      struct region *r = t->slot[i];
-      json_t *o, *e, *cover;
+    ts[n++] = t;
+  if (n > 1)
+    qsort(ts, (size_t)n, sizeof *ts, by_index);
+  /* Threads in creation order: the first that entered a region measures
+   * it (energy is a node quantity: adding threads would count it again);
+   * pairs add up and the longest thread's time counts. */
+  for (int i = 0; i < n; i++)
+    for (size_t k = 0; k < ts[i]->regions.cap; k++) {
+      struct region *r = ts[i]->regions.slot[k];
+      struct pmon_rrec *x;
       double time_s, first_s;
+      int created;
 
       if (r == NULL || (r->count == 0 && r->unclosed == 0))
         continue;
-      time_s = (double)r->time_ns * 1e-9;
-      first_s = (double)(r->first_ns - g->t_init_ns) * 1e-9;
-      o = json_object_get(byname, r->name);
-      if (o != NULL) {
-        json_object_set_new(
-          o, "count",
-          json_integer(json_integer_value(json_object_get(o, "count")) +
-                       (json_int_t)r->count));
-        json_object_set_new(
-          o, "unclosed",
-          json_integer(json_integer_value(json_object_get(o, "unclosed")) +
-                       (json_int_t)r->unclosed));
-        if (time_s > json_real_value(json_object_get(o, "time_s")))
-          json_object_set_new(o, "time_s", json_real(time_s));
-        if (first_s < json_real_value(json_object_get(o, "first_s")))
-          json_object_set_new(o, "first_s", json_real(first_s));
+      if ((x = pmon__rtab_get(tab, name_of(r), strlen(name_of(r)),
+                              &created)) == NULL) {
+        tab->lost++;
+        rc = PMON_ENOMEM;
         continue;
       }
-      e = json_array();
-      cover = json_array();
-      for (int m = 0; m < g->sh->nmeters; m++) {
-        double f = time_s > 0 ? r->covered[m] / time_s : 1;
-
-        for (int c = 0; c < g->sh->nch[m]; c++)
-          json_array_append_new(e, json_real(r->e[m][c]));
-        /* Rounding may take a fully measured region a hair past 1. */
-        json_array_append_new(cover, json_real(f < 0 ? 0 : f > 1 ? 1 : f));
+      time_s = (double)r->time_ns * 1e-9;
+      first_s = ((double)r->first_ns - (double)g->t_init_ns) * 1e-9;
+      x->count += r->count;
+      x->unclosed += r->unclosed;
+      x->time_s = time_s > x->time_s ? time_s : x->time_s;
+      x->first_s = first_s < x->first_s ? first_s : x->first_s;
+      if (created) {
+        x->rank = g->rank;
+        node_total(r, &x->energy_j, &x->coverage);
       }
-      o = json_pack("{s:s, s:I, s:I, s:f, s:f, s:I, s:o, s:o}", "name",
-                    r->name, "count", (json_int_t)r->count, "unclosed",
-                    (json_int_t)r->unclosed, "time_s", time_s, "first_s",
-                    first_s, "unresolved", (json_int_t)r->unresolved, "e", e,
-                    "cover", cover);
-      if (o == NULL || json_object_set_new(byname, r->name, o) != 0)
-        goto fail;
     }
-  }
-  {
-    const char *key;
-    json_t *val;
-
-    json_object_foreach(byname, key, val)
-      json_array_append(arr, val);
-  }
   free(ts);
-  json_decref(byname);
-  return arr;
-fail:
-  free(ts);
-  json_decref(byname);
-  json_decref(arr);
-  return NULL;
+  /* The rank's own time in each region, for its power on the node. */
+  for (size_t k = 0; k < tab->cap; k++)
+    if (tab->slot[k] != NULL)
+      tab->slot[k]->mtime_s = tab->slot[k]->time_s;
+  pthread_mutex_lock(&names.lock);
+  tab->folded += names.folded.n;
+  tab->folded_lower |= names.folded.full;
+  pthread_mutex_unlock(&names.lock);
+  return rc;
 }
 
 void pmon__regions_free(void)
@@ -467,17 +768,21 @@ void pmon__regions_free(void)
   while (t != NULL) {
     struct pmon_thread *next = t->next;
 
-    for (size_t i = 0; i < t->cap; i++)
-      if (t->slot[i] != NULL) {
-        free(t->slot[i]->name);
-        free(t->slot[i]);
-      }
-    free(t->slot);
+    for (size_t i = 0; i < t->regions.cap; i++)
+      free(t->regions.slot[i]);
+    free(t->regions.slot);
     free(t->stack);
+    hset_free(&t->folded);
     free(t);
     t = next;
   }
   g->threads = NULL;
   g->nthreads = 0;
   self = NULL;
+  pthread_mutex_lock(&names.lock);
+  free(names.known.slot);
+  memset(&names.known, 0, sizeof names.known);
+  hset_free(&names.folded);
+  names.said = 0;
+  pthread_mutex_unlock(&names.lock);
 }

@@ -1,16 +1,19 @@
 /*
  * report.c - node records, the job report, the summary.
  *
- * At finalize every rank sends its regions to its node leader, which
- * merges them into the node's record; the leaders send their records to
- * rank 0, which writes the report (docs/report-format.md, pmon-report(5))
- * and prints the summary.  Both steps are binomial trees (lib/node.c): log2
+ * At finalize every rank sends its I/O records to its node leader, which
+ * builds the node's record; the leaders send their records to rank 0,
+ * which writes the report (docs/report-format.md, pmon-report(5)) and
+ * prints the summary.  Both steps are binomial trees (lib/node.c): log2
  * steps, and memory at rank 0 in proportion to the nodes, not the ranks.
+ * Regions travel up the same trees as tables of records merged at every
+ * step (lib/rtab.c), so that neither ranks nor nodes multiply them.
  *
  * The rules of docs/report-format.md, here in code: a node's energy is its
  * total meter's from init to finalize; a region's energy on a node is the
- * one measured by the lowest local rank that entered it; over the job,
- * counts add up, times take the maximum, energies add up over nodes.
+ * one measured by the lowest local rank that entered it (lib/rtab.c);
+ * over the job, counts add up, times take the maximum, energies add up
+ * over nodes.
  */
 #include "config.h"
 
@@ -27,8 +30,9 @@
 #include "pmon.h"
 #include "core.h"
 #include "env.h"
+#include "rtab.h"
 
-#define REPORT_FORMAT_VERSION 1
+#define REPORT_FORMAT_VERSION 2
 
 static const char *const domain_names[] = {"node",  "cpu",   "memory",
                                            "accel", "other", "module"};
@@ -36,71 +40,6 @@ static const char *const domain_names[] = {"node",  "cpu",   "memory",
 static json_t *number_or_null(double v, int valid)
 {
   return valid && isfinite(v) ? json_real(v) : json_null();
-}
-
-/* Add R's pairs and unclosed regions to O's; O's time is the longer. */
-static void merge_counts(json_t *o, json_t *r, double t)
-{
-  static const char *const keys[] = {"count", "unclosed"};
-
-  for (int k = 0; k < 2; k++)
-    json_object_set_new(
-      o, keys[k],
-      json_integer(json_integer_value(json_object_get(o, keys[k])) +
-                   json_integer_value(json_object_get(r, keys[k]))));
-  if (t > json_real_value(json_object_get(o, "time_s")))
-    json_object_set_new(o, "time_s", json_real(t));
-}
-
-/* O[KEY] += V, where a missing or null O[KEY] counts as 0. */
-static void add_number(json_t *o, const char *key, double v)
-{
-  json_t *sum = json_object_get(o, key);
-
-  json_object_set_new(
-    o, key, json_real(v + (json_is_number(sum) ? json_number_value(sum) : 0)));
-}
-
-/* Index of channel C of meter M in a rank's flattened "e" array. */
-static int flat_index(int m, int c)
-{
-  int k = 0;
-
-  for (int i = 0; i < m; i++)
-    k += pmon__g.sh->nch[i];
-  return k + c;
-}
-
-/* The node total of a flattened energy array E; 0 when it has none. */
-static int node_total(json_t *e, double *out)
-{
-  const struct pmon_shared *sh = pmon__g.sh;
-
-  *out = 0;
-  if (sh->total_meter < 0 || !json_is_array(e))
-    return 0;
-  for (int i = 0; i < sh->nmeters; i++)
-    for (int c = 0; c < sh->nch[i]; c++)
-      if (sh->total_mask[i] & (1u << c))
-        *out += json_real_value(json_array_get(e, (size_t)flat_index(i, c)));
-  return 1;
-}
-
-/* The least of COVER[i] (per meter, a rank's "cover") over the meters in
- * the node total; -1 when there is none. */
-static double total_cover(json_t *cover)
-{
-  const struct pmon_shared *sh = pmon__g.sh;
-  double least = -1;
-
-  for (int i = 0; i < sh->nmeters; i++) {
-    json_t *v = json_array_get(cover, (size_t)i);
-
-    if (sh->total_mask[i] != 0 && json_is_number(v) &&
-        (least < 0 || json_number_value(v) < least))
-      least = json_number_value(v);
-  }
-  return least;
 }
 
 static json_t *meters_json(void)
@@ -195,56 +134,6 @@ static json_t *events_json(void)
                      "dropped",
                      "detail", "further events were not kept"));
   return arr;
-}
-
-/*
- * Merge the node's ranks (RANKS: [{rank, local, regions}] in local rank
- * order) into the node's region list.
- */
-static json_t *merge_node_regions(json_t *ranks)
-{
-  json_t *byname = json_object(), *out = json_array(), *rk;
-  size_t i;
-
-  json_array_foreach(ranks, i, rk) {
-    json_t *regions = json_object_get(rk, "regions"), *r;
-    json_int_t wr = json_integer_value(json_object_get(rk, "rank"));
-    size_t k;
-
-    json_array_foreach(regions, k, r) {
-      const char *name = json_string_value(json_object_get(r, "name"));
-      json_t *o = name != NULL ? json_object_get(byname, name) : NULL;
-      double t = json_real_value(json_object_get(r, "time_s"));
-      double f = json_real_value(json_object_get(r, "first_s"));
-      double ej;
-      int has;
-
-      if (name == NULL)
-        continue;
-      if (o == NULL) {
-        double cov = total_cover(json_object_get(r, "cover"));
-
-        has = node_total(json_object_get(r, "e"), &ej) &&
-              json_integer_value(json_object_get(r, "unresolved")) == 0;
-        /* Power over the measuring rank's own time in the region. */
-        o = json_pack("{s:s, s:O, s:f, s:o, s:o, s:o, s:I, s:O, s:f}",
-                      "name", name, "count", json_object_get(r, "count"),
-                      "time_s", t, "energy_j", number_or_null(ej, has),
-                      "power_w", number_or_null(ej / t, has && t > 0),
-                      "coverage", number_or_null(cov, has && cov >= 0),
-                      "rank", wr, "unclosed", json_object_get(r, "unclosed"),
-                      "first_s", f);
-        json_object_set_new(byname, name, o);
-        json_array_append(out, o);
-        continue;
-      }
-      merge_counts(o, r, t);
-      if (f < json_real_value(json_object_get(o, "first_s")))
-        json_object_set_new(o, "first_s", json_real(f));
-    }
-  }
-  json_decref(byname);
-  return out;
 }
 
 /*
@@ -343,7 +232,7 @@ json_t *pmon__node_record(json_t *ranks)
   io = pmon__io_node(ranks, &io_files);
   rec = json_pack(
     "{s:s, s:i, s:i, s:o, s:f, s:o, s:b, s:o, s:o, s:o, s:o, s:I, s:o, s:o, "
-    "s:o, s:o}",
+    "s:o}",
     "name", g->node_name, "ranks", g->local_size, "leader_rank", g->rank,
     "energy_j", number_or_null(energy, has), "wall_s", wall, "power_w",
     number_or_null(energy / wall, has && wall > 0), "estimated", est,
@@ -351,7 +240,7 @@ json_t *pmon__node_record(json_t *ranks)
     tm >= 0 ? json_string(covers) : json_null(), "total_how",
     tm >= 0 ? json_string(how) : json_null(), "channels", chans, "samples",
     (json_int_t)samples, "events", events_json(), "meters", meters_json(),
-    "regions", merge_node_regions(ranks), "io", io);
+    "io", io);
   if (rec != NULL)
     json_object_set_new(rec, "monotonic_ns",
                         json_pack("[I, I]", (json_int_t)g->t_init_ns,
@@ -395,80 +284,6 @@ static void iso_time(const struct timespec *ts, char *buf, size_t size)
 
   gmtime_r(&ts->tv_sec, &tm);
   strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* Move the nodes' region lists into job-level regions. */
-static json_t *job_regions(json_t *nodes)
-{
-  json_t *byname = json_object(), *out = json_array(), *node;
-  size_t i;
-
-  json_array_foreach(nodes, i, node) {
-    json_t *regions = json_object_get(node, "regions"), *r;
-    const char *nn = json_string_value(json_object_get(node, "name"));
-    size_t k;
-
-    json_array_foreach(regions, k, r) {
-      const char *name = json_string_value(json_object_get(r, "name"));
-      json_t *o = json_object_get(byname, name), *e = json_object_get(r, "energy_j");
-      double t = json_real_value(json_object_get(r, "time_s"));
-
-      if (o == NULL) {
-        o = json_pack("{s:s, s:I, s:f, s:n, s:n, s:n, s:I, s:f, s:i, s:[]}",
-                      "name", name, "count", (json_int_t)0, "time_s", 0.0,
-                      "energy_j", "power_w", "coverage", "unclosed",
-                      (json_int_t)0,
-                      "first_s",
-                      json_real_value(json_object_get(r, "first_s")),
-                      "nodes_without_energy", 0, "nodes");
-        json_object_set_new(byname, name, o);
-        json_array_append(out, o);
-      }
-      merge_counts(o, r, t);
-      if (json_is_number(e)) {
-        json_t *p = json_object_get(r, "power_w");
-        json_t *cv = json_object_get(r, "coverage");
-        json_t *least = json_object_get(o, "coverage");
-
-        add_number(o, "energy_j", json_number_value(e));
-        if (json_is_number(p))
-          add_number(o, "power_w", json_number_value(p));
-        /* The job's region is as well measured as its worst node. */
-        if (json_is_number(cv) &&
-            (!json_is_number(least) ||
-             json_number_value(cv) < json_number_value(least)))
-          json_object_set(o, "coverage", cv);
-      } else {
-        json_object_set_new(
-          o, "nodes_without_energy",
-          json_integer(json_integer_value(
-                         json_object_get(o, "nodes_without_energy")) + 1));
-      }
-      json_array_append_new(
-        json_object_get(o, "nodes"),
-        json_pack("{s:s, s:O, s:O, s:O, s:O, s:O, s:O}", "name", nn,
-                  "count", json_object_get(r, "count"), "time_s",
-                  json_object_get(r, "time_s"), "energy_j", e, "power_w",
-                  json_object_get(r, "power_w"), "coverage",
-                  json_object_get(r, "coverage"), "rank",
-                  json_object_get(r, "rank")));
-    }
-    json_object_del(node, "regions");
-  }
-  /* First use order (a stable insertion sort: few regions). */
-  for (size_t a = 1; a < json_array_size(out); a++)
-    for (size_t b = a; b > 0; b--) {
-      json_t *x = json_array_get(out, b - 1), *y = json_array_get(out, b);
-
-      if (json_real_value(json_object_get(x, "first_s")) <=
-          json_real_value(json_object_get(y, "first_s")))
-        break;
-      json_incref(x);
-      json_array_set(out, b - 1, y);
-      json_array_set_new(out, b, x);
-    }
-  json_decref(byname);
-  return out;
 }
 
 static json_t *job_meters(json_t *nodes)
@@ -529,21 +344,71 @@ static void output_path(char *buf, size_t size)
              pmon__g.jobid);
 }
 
-/* Write DOC and a newline to F, flushed to disk when SYNC, and close F.
- * Nonzero when everything worked. */
-static int dump(json_t *doc, FILE *f, int sync)
-{
-  int ok = json_dumpf(doc, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER |
-                                JSON_REAL_PRECISION(12)) == 0;
+/* What the report file holds: DOC, then its last key, "regions", written
+ * from REGIONS one record at a time, so that a job of many regions never
+ * holds them all as JSON at once.  NODES names the regions' nodes. */
+struct report_doc {
+  json_t *doc;
+  struct pmon_rrec **regions;
+  size_t nregions;
+  json_t *nodes;
+};
 
-  ok &= fputc('\n', f) != EOF;
+#define DUMP_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12))
+
+/* Write S to F with DEPTH more spaces after each newline, as if the
+ * value it holds were nested that deep; nonzero when it all went. */
+static int put_indented(const char *s, int depth, FILE *f)
+{
+  const char *nl;
+
+  for (; (nl = strchr(s, '\n')) != NULL; s = nl + 1)
+    if (fwrite(s, 1, (size_t)(nl - s) + 1, f) != (size_t)(nl - s) + 1 ||
+        fprintf(f, "%*s", depth, "") < 0)
+      return 0;
+  return fputs(s, f) >= 0;
+}
+
+/* Write D to F as one JSON document; nonzero when it all went. */
+static int write_doc(const struct report_doc *d, FILE *f)
+{
+  char *s = json_dumps(d->doc, DUMP_FLAGS);
+  size_t len = s != NULL ? strlen(s) : 0;
+  int ok;
+
+  /* The document without its closing "\n}", then the regions. */
+  if (len < 2 || s[len - 1] != '}') {
+    free(s);
+    return 0;
+  }
+  len -= s[len - 2] == '\n' ? 2 : 1;
+  ok = fwrite(s, 1, len, f) == len && fputs(",\n \"regions\": [", f) >= 0;
+  free(s);
+  for (size_t i = 0; ok && i < d->nregions; i++) {
+    json_t *r = pmon__rtab_rec_json(d->regions[i], d->nodes);
+
+    s = r != NULL ? json_dumps(r, DUMP_FLAGS) : NULL;
+    ok = s != NULL && fputs(i > 0 ? ",\n  " : "\n  ", f) >= 0 &&
+         put_indented(s, 2, f);
+    free(s);
+    json_decref(r);
+  }
+  return ok && fputs(d->nregions > 0 ? "\n ]\n}\n" : "]\n}\n", f) >= 0;
+}
+
+/* Write D to F, flushed to disk when SYNC, and close F.  Nonzero when
+ * everything worked. */
+static int dump(const struct report_doc *d, FILE *f, int sync)
+{
+  int ok = write_doc(d, f);
+
   if (sync)
     ok &= fflush(f) == 0 && fsync(fileno(f)) == 0;
   ok &= fclose(f) == 0;
   return ok;
 }
 
-static int write_atomically(json_t *doc, const char *path)
+static int write_atomically(const struct report_doc *doc, const char *path)
 {
   char tmp[PATH_MAX + 32];
   struct stat st;
@@ -688,8 +553,10 @@ static void coverage_summary(json_t *nodes)
     pmon__say("... %d more meters with gaps in the report", more);
 }
 
-static void summary(json_t *doc, const char *path, int written)
+static void summary(const struct report_doc *rd, const char *path,
+                    int written)
 {
+  json_t *doc = rd->doc;
   json_t *job = json_object_get(doc, "job"), *e = json_object_get(doc, "energy_j");
   json_t *st = json_object_get(json_object_get(doc, "stats"), "node_energy_j");
   int est = json_is_true(json_object_get(doc, "estimated"));
@@ -699,7 +566,7 @@ static void summary(json_t *doc, const char *path, int written)
   int ranks = (int)json_integer_value(json_object_get(job, "ranks"));
   int nodes = (int)json_integer_value(json_object_get(job, "nodes"));
   char a[32], b[32], c[32], d[32];
-  json_t *r;
+  json_int_t folded;
   size_t i;
 
   /* A total of parts of the nodes (RAPL: processors and memory) is never
@@ -729,46 +596,66 @@ static void summary(json_t *doc, const char *path, int written)
     human_energy(json_real_value(json_object_get(st, "stddev")), d, sizeof d);
     pmon__say("node energy: min %s, max %s, mean %s, stddev %s", a, b, c, d);
   }
-  json_array_foreach(json_object_get(doc, "regions"), i, r) {
-    json_t *re = json_object_get(r, "energy_j");
-    json_t *rc = json_object_get(r, "coverage");
+  for (i = 0; i < rd->nregions; i++) {
+    const struct pmon_rrec *r = rd->regions[i];
     char part[64] = "";
 
     if (i == 8) {
-      pmon__say("... %zu more regions in the report",
-                json_array_size(json_object_get(doc, "regions")) - i);
+      pmon__say("... %zu more regions in the report", rd->nregions - i);
       break;
     }
-    if (json_is_number(re))
-      human_energy(json_number_value(re), a, sizeof a);
+    if (isfinite(r->energy_j))
+      human_energy(r->energy_j, a, sizeof a);
     else
       snprintf(a, sizeof a, "energy not measured");
     /* Energy that covers only part of the region says so. */
-    if (json_is_number(re) && json_is_number(rc) &&
-        json_number_value(rc) < PMON_COVERAGE_FULL)
+    if (isfinite(r->energy_j) && isfinite(r->coverage) &&
+        r->coverage < PMON_COVERAGE_FULL)
       snprintf(part, sizeof part, ", measured over %.0f%% of its time",
-               100 * json_number_value(rc));
-    pmon__say("region %s: %lld pairs, %.3f s, %s%s%s",
-              json_string_value(json_object_get(r, "name")),
-              (long long)json_integer_value(json_object_get(r, "count")),
-              json_real_value(json_object_get(r, "time_s")), a,
-              est && json_is_number(re) ? " (estimated)" : "", part);
+               100 * r->coverage);
+    pmon__say("region %s: %llu pairs, %.3f s, %s%s%s", r->name,
+              (unsigned long long)r->count, r->time_s, a,
+              est && isfinite(r->energy_j) ? " (estimated)" : "", part);
   }
+  /* Names folded where rank 0 did not say it when it happened. */
+  folded = json_integer_value(json_object_get(job, "region_names_folded"));
+  if (folded > 0 && !pmon__regions_said_folding())
+    pmon__say("regions: %lld region name%s beyond %s (%lld per process) "
+              "counted as \"(other)\"",
+              (long long)folded, folded == 1 ? "" : "s", PMON_ENV_MAX_REGIONS,
+              (long long)json_integer_value(
+                json_object_get(job, "region_names_limit")));
   io_summary(json_object_get(doc, "io"));
   coverage_summary(json_object_get(doc, "nodes"));
   if (written)
     pmon__say("report: %s", path);
 }
 
-int pmon__report(json_t *nodes)
+/* The job's region names: the limit, how many were folded into
+ * "(other)", and records lost on the way, if any. */
+static void region_names(json_t *job, const struct pmon_rtab *t)
 {
+  json_object_set_new(job, "region_names_limit",
+                      json_integer((json_int_t)pmon__regions_limit()));
+  json_object_set_new(job, "region_names_folded",
+                      json_integer((json_int_t)t->folded));
+  json_object_set_new(job, "region_names_folded_exact",
+                      json_boolean(!t->folded_lower));
+  if (t->lost > 0)
+    json_object_set_new(job, "region_records_lost",
+                        json_integer((json_int_t)t->lost));
+}
+
+int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
+{
+  struct report_doc rd;
   struct pmon_state *g = &pmon__g;
   size_t n = json_array_size(nodes), i;
   double *ev = calloc(n + 1, sizeof *ev), *pv = calloc(n + 1, sizeof *pv);
   double total = 0, wall = 0;
   int ne = 0, est = 0, rc;
   char start[32], end[32], path[PATH_MAX];
-  json_t *node, *doc, *regions, *meters, *io;
+  json_t *node, *doc, *meters, *io;
 
   if (ev == NULL || pv == NULL) {
     free(ev);
@@ -790,13 +677,12 @@ int pmon__report(json_t *nodes)
   iso_time(&g->wall_start, start, sizeof start);
   iso_time(&g->wall_end, end, sizeof end);
   meters = job_meters(nodes);
-  regions = job_regions(nodes);
   io = pmon__io_job(nodes);
   for (size_t k = 0; k < json_array_size(nodes); k++)
     json_object_del(json_array_get(nodes, k), "meters");
   doc = json_pack(
     "{s:{s:s, s:i}, s:s, s:{s:s, s:s, s:i, s:i, s:f, s:s, s:s, s:b}, s:o, "
-    "s:o, s:b, s:o, s:O, s:{s:o, s:o}, s:o, s:o}",
+    "s:o, s:b, s:o, s:O, s:{s:o, s:o}, s:o}",
     "format", "name", "pmon", "version", REPORT_FORMAT_VERSION,
     "pmon_version", PMON_VERSION_STRING, "job", "id", g->jobid, "id_source",
     g->jobid_source, "ranks", g->size, "nodes", (int)n, "wall_s", wall,
@@ -804,19 +690,28 @@ int pmon__report(json_t *nodes)
     number_or_null(total, ne > 0), "power_w",
     number_or_null(total / wall, ne > 0 && wall > 0), "estimated", est,
     "meters", meters, "nodes", nodes, "stats", "node_energy_j",
-    stats_json(ev, ne), "node_power_w", stats_json(pv, ne), "regions",
-    regions, "io", io);
+    stats_json(ev, ne), "node_power_w", stats_json(pv, ne), "io", io);
   free(ev);
   free(pv);
   if (doc == NULL)
     return pmon__fail(PMON_ENOMEM, "report: cannot build the document");
   json_object_set_new(doc, "covers", job_covers(nodes));
+  region_names(json_object_get(doc, "job"), regions);
+  /* The regions go last, written from their records (write_doc()). */
+  rd.doc = doc;
+  rd.nodes = nodes;
+  rd.nregions = regions->n;
+  if ((rd.regions = pmon__rtab_sorted(regions)) == NULL && regions->n > 0) {
+    rd.nregions = 0;
+    pmon__say("report: out of memory: the report lacks its regions");
+  }
   output_path(path, sizeof path);
-  rc = write_atomically(doc, path);
+  rc = write_atomically(&rd, path);
   if (rc != 0)
     pmon__say("%s", pmon_errmsg() + strlen("pmon: "));
   if (!g->quiet)
-    summary(doc, path, rc == 0);
+    summary(&rd, path, rc == 0);
+  free(rd.regions);
   json_decref(doc);
   return rc;
 }
