@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,26 +409,146 @@ static int dump(const struct report_doc *d, FILE *f, int sync)
   return ok;
 }
 
+/* Whether the report is written into what PATH names rather than replacing
+ * PATH: a descriptor open for writing into it, -1 to replace PATH, or -2
+ * with the error recorded.
+ *
+ * A report replaces PATH: it is written to a new file beside it and renamed
+ * over it, so that a link at PATH is replaced and never written through.
+ * It is written into what PATH names only where that cannot be replaced
+ * and the user chose it:
+ *  - /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: this process's
+ *    descriptor N, as bash and gawk read these names, at its offset even
+ *    when it is a regular file (stdout redirected to a file: that file is
+ *    neither truncated nor replaced, and /dev/stdout is never renamed over);
+ *  - a device or FIFO at PATH, or at the end of a link at PATH, when what
+ *    is at PATH belongs to this user or root, a stricter form of the
+ *    kernel's fs.protected_symlinks rule: a link or FIFO that another user
+ *    planted in a shared directory (pointing to a disk, or to hold the job
+ *    up) is never followed, while /dev/null, a terminal, the user's own
+ *    FIFO or link to one are written as before.  The object opened must not
+ *    be a regular file, so a link changed after the check is not written
+ *    through either. */
+static int open_in_place(const char *path)
+{
+  const char *n = NULL;
+  char *end;
+  long fd = -1;
+  struct stat ls, st;
+  int f;
+
+  if (strcmp(path, "/dev/stdout") == 0)
+    fd = STDOUT_FILENO;
+  else if (strcmp(path, "/dev/stderr") == 0)
+    fd = STDERR_FILENO;
+  else if (strncmp(path, "/dev/fd/", 8) == 0)
+    n = path + 8;
+  else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+    n = path + 14;
+  if (n != NULL && *n >= '0' && *n <= '9') {
+    errno = 0;
+    fd = strtol(n, &end, 10);
+    if (*end != '\0' || errno != 0 || fd > INT_MAX)
+      fd = -1;
+  }
+  if (fd >= 0) {
+    if (fd == STDOUT_FILENO)
+      fflush(stdout); /* the program's lines before the report */
+    if ((f = fcntl((int)fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+      pmon__fail(PMON_EOUTPUT, "report: %s: descriptor %ld: %s", path, fd,
+                 strerror(errno));
+      return -2;
+    }
+    return f;
+  }
+  if (lstat(path, &ls) != 0 || S_ISREG(ls.st_mode) ||
+      (ls.st_uid != geteuid() && ls.st_uid != 0) ||
+      (S_ISLNK(ls.st_mode) && (stat(path, &st) != 0 || S_ISREG(st.st_mode))))
+    return -1;
+  if ((f = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0) {
+    pmon__fail(PMON_EOUTPUT, "report: %s: cannot open: %s", path,
+               strerror(errno));
+    return -2;
+  }
+  if (fstat(f, &st) != 0 || S_ISREG(st.st_mode)) {
+    close(f);
+    pmon__fail(PMON_EOUTPUT,
+               "report: %s: changed while it was opened: not written", path);
+    return -2;
+  }
+  return f;
+}
+
+/* Create a file beside PATH for the report, its name in TMP: PATH.tmp.
+ * and six random characters, tried until one is new.  O_EXCL (with
+ * O_NOFOLLOW for clarity) never follows or reuses what is in the way, such
+ * as a link planted at a name guessed from the PID; the mode is 0666 less
+ * the umask, as fopen() gives (mkstemp() gives 0600).  A descriptor, or -1
+ * with errno set. */
+static int create_beside(const char *path, char *tmp, size_t size)
+{
+  static const char digits[] =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  struct timespec ts;
+  uint64_t x;
+
+  clock_gettime(CLOCK_REALTIME, &ts);
+  x = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^
+      (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)tmp;
+  for (int tries = 0; tries < 100; tries++) {
+    char s[7];
+    uint64_t z = (x += 0x9e3779b97f4a7c15u); /* splitmix64 */
+    int fd;
+
+    z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ z >> 27) * 0x94d049bb133111ebu;
+    z ^= z >> 31;
+    for (int i = 0; i < 6; i++, z /= 62)
+      s[i] = digits[z % 62];
+    s[6] = '\0';
+    if ((size_t)snprintf(tmp, size, "%s.tmp.%s", path, s) >= size) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+              0666);
+    if (fd >= 0 || errno != EEXIST)
+      return fd;
+  }
+  return -1;
+}
+
 static int write_atomically(const struct report_doc *doc, const char *path)
 {
   char tmp[PATH_MAX + 32];
-  struct stat st;
   FILE *f;
-  int ok;
+  int fd, ok;
 
-  /* Not a regular file (/dev/stdout, a pipe): write to it as it is. */
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    if ((f = fopen(path, "w")) == NULL)
+  if ((fd = open_in_place(path)) == -2)
+    return PMON_EOUTPUT;
+  if (fd >= 0) {
+    if ((f = fdopen(fd, "w")) == NULL) {
+      int e = errno;
+
+      close(fd);
       return pmon__fail(PMON_EOUTPUT, "report: %s: cannot open: %s", path,
-                        strerror(errno));
+                        strerror(e));
+    }
     return dump(doc, f, 0) ? 0
                            : pmon__fail(PMON_EOUTPUT,
                                         "report: %s: cannot write", path);
   }
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  if ((f = fopen(tmp, "w")) == NULL)
+  if ((fd = create_beside(path, tmp, sizeof tmp)) < 0)
+    return pmon__fail(PMON_EOUTPUT, "report: %s: cannot create %s.tmp.*: %s",
+                      path, path, strerror(errno));
+  if ((f = fdopen(fd, "w")) == NULL) {
+    int e = errno;
+
+    close(fd);
+    unlink(tmp);
     return pmon__fail(PMON_EOUTPUT, "report: %s: cannot create: %s", tmp,
-                      strerror(errno));
+                      strerror(e));
+  }
   ok = dump(doc, f, 1);
   if (!ok || rename(tmp, path) != 0) {
     int e = errno;

@@ -840,8 +840,10 @@ static void show_readings(const struct node *n, double window_s)
   if (n->total >= 0 && !isnan(node_total(n))) {
     char covers[64];
 
-    printf("  %-14s %10.1f W (%s%s)\n", "node total", node_total(n),
-           pmon__covers_text(n->covers, covers, sizeof covers),
+    /* Filled before the printf that reads it twice: the order in which C
+     * evaluates a call's arguments is unspecified. */
+    pmon__covers_text(n->covers, covers, sizeof covers);
+    printf("  %-14s %10.1f W (%s%s)\n", "node total", node_total(n), covers,
            n->entries[n->total].m.flags & PMON_DRV_ESTIMATED ? ", estimated"
            : strcmp(covers, "node") != 0 ? " only, not the whole node"
                                          : "");

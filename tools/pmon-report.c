@@ -64,6 +64,7 @@ static const char *const section_names[] = {"summary", "nodes", "regions",
 struct options {
   enum output output;
   unsigned sections; /* SEC_* bits. */
+  unsigned asked;    /* The SEC_* bits that --section named. */
 };
 
 /*
@@ -996,9 +997,31 @@ static void print_io(FILE *out, const struct report *r) {
             io->files_omitted == 1 ? "" : "s");
 }
 
+/* Why r has no MPI-IO figures: the job did not use MPI, or (nearly always
+ * otherwise) its ranks ran without the library that records the calls. */
+static const char *no_io_reason(const struct report *r) {
+  return r->job.mpi == 0
+             ? "the job did not use MPI"
+             : "the job ran without libpmon-mpiio.so, which records them";
+}
+
+/* Prints, in place of the I/O section, that r has none and why.  Said only
+ * when --section asked for io: a report without I/O is common, and the
+ * full output need not say so. */
+static void print_no_io(FILE *out, const struct report *r) {
+  fprintf(out, "%-12s%s\n", "io:", "no MPI-IO calls recorded");
+  fprintf(out, "note: %s", no_io_reason(r));
+  fputs(r->job.mpi == 0 ? "\n"
+                        : ": run it\nunder pmon-run(1) or with "
+                          "LD_PRELOAD=libpmon-mpiio.so (pmon-mpiio(7))\n",
+        out);
+}
+
 /* Prints the selected sections of r as text, a blank line between them.
- * The estimate note is printed even when the summary is not. */
-static void print_text(FILE *out, const struct report *r, unsigned sections) {
+ * The estimate note is printed even when the summary is not; ASKED holds
+ * the sections that --section named. */
+static void print_text(FILE *out, const struct report *r, unsigned sections,
+                       unsigned asked) {
   const char *gap = "";
 
   if (r->estimated > 0 && !(sections & SEC_SUMMARY)) {
@@ -1043,6 +1066,9 @@ static void print_text(FILE *out, const struct report *r, unsigned sections) {
   if ((sections & SEC_IO) && r->has_io) {
     fputs(gap, out);
     print_io(out, r);
+  } else if (asked & SEC_IO) {
+    fputs(gap, out);
+    print_no_io(out, r);
   }
 }
 
@@ -1188,6 +1214,7 @@ static int parse_args(int argc, char **argv, struct options *opt) {
     case 's':
       if (parse_sections(optarg, &opt->sections))
         return 2;
+      opt->asked = opt->sections;
       break;
     case 'h': usage(stdout); return 0;
     case 'V':
@@ -1211,7 +1238,7 @@ static int parse_args(int argc, char **argv, struct options *opt) {
 }
 
 int main(int argc, char **argv) {
-  struct options opt = {OUT_TEXT, SEC_ALL};
+  struct options opt = {OUT_TEXT, SEC_ALL, 0};
   int status = parse_args(argc, argv, &opt), many;
   size_t shown = 0;
 
@@ -1232,10 +1259,15 @@ int main(int argc, char **argv) {
       printf("# file %s\n", name);
     if (opt.output == OUT_JSON)
       status |= print_json(stdout, &r, name) ? 1 : 0;
-    else if (opt.output == OUT_CSV)
+    else if (opt.output == OUT_CSV) {
       print_csv(stdout, &r, opt.sections);
-    else
-      print_text(stdout, &r, opt.sections);
+      /* The tables stay machine-readable; the reason goes beside them. */
+      if ((opt.asked & SEC_IO) && !r.has_io)
+        fprintf(stderr, PROG ": %s: no MPI-IO calls recorded: %s%s\n", name,
+                no_io_reason(&r),
+                r.job.mpi == 0 ? "" : " (pmon-run(1), pmon-mpiio(7))");
+    } else
+      print_text(stdout, &r, opt.sections, opt.asked);
     shown++;
     report_free(&r);
   }

@@ -5,8 +5,11 @@
  * program (each rank of "mpirun -n N pmon-run -- ./app"), the preloaded
  * library reports the job at MPI_Finalize and tells us so through the pipe
  * named by PMON_RUN_FD; otherwise pmon-run measures the command as one
- * process on one node and reports it when it ends.  The exit status is the
- * command's (128 + signal when a signal ended it).  See pmon-run(1).
+ * process on one node and reports it when it ends.  Without the library
+ * under an MPI launcher, the command runs unmeasured: N one-rank reports
+ * of one job, each claiming the whole node, would be wrong.  The exit
+ * status is the command's (128 + signal when a signal ended it).  See
+ * pmon-run(1).
  */
 #include "config.h"
 
@@ -55,20 +58,120 @@ static int set(const char *var, const char *val)
   return 0;
 }
 
+/* Cut SUFFIX off the end of S: nonzero when S ended with it. */
+static int cut(char *s, const char *suffix)
+{
+  size_t n = strlen(s), k = strlen(suffix);
+
+  if (n < k || strcmp(s + n - k, suffix) != 0)
+    return 0;
+  s[n - k] = '\0';
+  return 1;
+}
+
+/* The library to preload, in BUF: PMON_PRELOAD_LIB when it is set, else
+ * the one found from this program's own path (/proc/self/exe), else the
+ * installed one.  From the path:
+ *  - in a build tree (tools/.libs/pmon-run behind libtool's wrapper, or
+ *    tools/pmon-run), the library of that tree, mpiio/.libs, so that the
+ *    build tree never preloads another build's library, or none;
+ *  - installed in BINDIR, or under a copy of the installed tree such as
+ *    DESTDIR (STAGE/usr/local/bin/pmon-run), LIBDIR under the same root.
+ * Where the library found from the path cannot be read, the installed one
+ * is named. */
+static void find_lib(char *buf, size_t size)
+{
+  static const char lib[] = PMON_PRELOAD_LIB;
+  const char *env = getenv("PMON_PRELOAD_LIB");
+  char dir[4096], *slash;
+  ssize_t n;
+  int len = -1;
+
+  if (env != NULL && *env != '\0') {
+    snprintf(buf, size, "%s", env);
+    return;
+  }
+  n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+  if (n > 0 && (size_t)n < sizeof dir - 1) {
+    dir[n] = '\0';
+    if ((slash = strrchr(dir, '/')) != NULL) {
+      *slash = '\0';
+      if (cut(dir, "/tools/.libs") || cut(dir, "/tools"))
+        len = snprintf(buf, size, "%s/mpiio/.libs/libpmon-mpiio.so", dir);
+      else if (cut(dir, PMON_BINDIR))
+        len = snprintf(buf, size, "%s%s", dir, lib);
+    }
+  }
+  if (len < 0 || (size_t)len >= size || access(buf, R_OK) != 0)
+    snprintf(buf, size, "%s", lib);
+}
+
+/* Whether this process is one rank of several that an MPI launcher
+ * started: the variable that shows it, as NAME=VALUE in BUF, or NULL.  A
+ * launcher's size says so (a size of 1 is a job of one process, which
+ * pmon-run measures rightly); without one, a rank variable does.  Slurm's
+ * SLURM_PROCID and SLURM_NTASKS are not enough: a batch script has them
+ * too, and "pmon-run -- mpirun ..." in it is one process on one node;
+ * srun alone sets SLURM_STEP_NUM_TASKS for its tasks.  *RANK receives the
+ * rank when a variable gives it, else -1. */
+static const char *mpi_launcher(char *buf, size_t size, long *rank)
+{
+  static const char *const sizes[][2] = {
+    {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"}, /* Open MPI */
+    {"PMI_SIZE", "PMI_RANK"},                         /* Hydra: MPICH, Intel */
+    {"MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_RANK"},   /* MVAPICH2 */
+    {"SLURM_STEP_NUM_TASKS", "SLURM_PROCID"},         /* srun */
+  };
+  static const char *const ranks[] = {"PMIX_RANK", "PMI_RANK"};
+  const char *v, *r;
+
+  *rank = -1;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    if ((v = getenv(sizes[i][0])) == NULL || *v == '\0')
+      continue;
+    if (strtol(v, NULL, 10) <= 1)
+      return NULL;
+    if ((r = getenv(sizes[i][1])) != NULL && *r != '\0')
+      *rank = strtol(r, NULL, 10);
+    snprintf(buf, size, "%s=%s", sizes[i][0], v);
+    return buf;
+  }
+  for (size_t i = 0; i < sizeof ranks / sizeof ranks[0]; i++)
+    if ((v = getenv(ranks[i])) != NULL && *v != '\0') {
+      *rank = strtol(v, NULL, 10);
+      snprintf(buf, size, "%s=%s", ranks[i], v);
+      return buf;
+    }
+  return NULL;
+}
+
+/* Put the library in front of LD_PRELOAD: 0, 1 when it cannot be read and
+ * the command is then to run unmeasured (under an MPI launcher, where each
+ * rank would otherwise report itself as a whole job, all to one file), or
+ * -1 on an error. */
 static int preload(void)
 {
-  const char *lib = getenv("PMON_PRELOAD_LIB");
   const char *old = getenv("LD_PRELOAD");
-  char *v;
+  char lib[4096 + 64], how[128], *v;
+  long rank;
   int rc;
 
-  if (lib == NULL || *lib == '\0')
-    lib = PMON_PRELOAD_LIB;
+  find_lib(lib, sizeof lib);
   if (access(lib, R_OK) != 0) {
+    int e = errno;
+
+    if (mpi_launcher(how, sizeof how, &rank) != NULL) {
+      if (rank <= 0) /* said once, by rank 0 or where ranks are unknown */
+        fprintf(stderr,
+                "pmon-run: %s: %s: under an MPI launcher (%s) each rank "
+                "would report itself as a whole job: not measured\n",
+                lib, strerror(e), how);
+      return 1;
+    }
     fprintf(stderr,
             "pmon-run: %s: %s: an MPI command will be measured as one "
             "process\n",
-            lib, strerror(errno));
+            lib, strerror(e));
     return 0;
   }
   if (old == NULL || *old == '\0')
@@ -79,6 +182,17 @@ static int preload(void)
   rc = set("LD_PRELOAD", v);
   free(v);
   return rc;
+}
+
+/* Run the command as it is, in place of pmon-run. */
+static int run_unmeasured(char **argv)
+{
+  int e;
+
+  execvp(argv[0], argv);
+  e = errno;
+  fprintf(stderr, "pmon-run: %s: cannot run: %s\n", argv[0], strerror(e));
+  return e == ENOENT ? 127 : 126;
 }
 
 int main(int argc, char **argv)
@@ -133,13 +247,15 @@ int main(int argc, char **argv)
     usage(stderr);
     return 2;
   }
+  if (use_preload && (c = preload()) != 0)
+    return c > 0 ? run_unmeasured(argv + optind) : 2;
   if (pipe(fds) != 0) {
     fprintf(stderr, "pmon-run: pipe: %s\n", strerror(errno));
     return 2;
   }
   fcntl(fds[0], F_SETFD, FD_CLOEXEC);
   snprintf(fdbuf, sizeof fdbuf, "%d", fds[1]);
-  if (set("PMON_RUN_FD", fdbuf) != 0 || (use_preload && preload() != 0))
+  if (set("PMON_RUN_FD", fdbuf) != 0)
     return 2;
 
   /* Whole-process measurement; pmon prints its own line if it fails. */
