@@ -77,6 +77,7 @@ struct job {
   const char *id, *id_source, *start, *end;
   double ranks, nodes, wall_s;
   int mpi;
+  double region_names_limit, region_names_folded; /* NAN before version 2 */
 };
 
 struct meter {
@@ -263,6 +264,8 @@ static const struct field job_fields[] = {
   FIELD(struct job, ranks, K_COUNT),    FIELD(struct job, nodes, K_COUNT),
   FIELD(struct job, wall_s, K_NUM),     FIELD(struct job, start, K_STR),
   FIELD(struct job, end, K_STR),        FIELD(struct job, mpi, K_BOOL),
+  FIELD(struct job, region_names_limit, K_COUNT),
+  FIELD(struct job, region_names_folded, K_COUNT),
 };
 
 static const struct field meter_fields[] = {
@@ -938,6 +941,11 @@ static void print_summary(FILE *out, const struct report *r) {
                                            : " only, not the whole nodes");
   if (r->estimated > 0)
     print_estimated(out, r);
+  if (r->job.region_names_folded > 0)
+    fprintf(out, "%-12s%.0f names beyond %.0f per process (PMON_MAX_REGIONS) "
+                 "counted as \"(other)\"\n",
+            "regions:", r->job.region_names_folded,
+            r->job.region_names_limit);
   for (size_t i = 0; i < r->nmeters; i++)
     print_meter(out, r, i);
   fprintf(out, "%-12sversion %lld, written by pmon %s\n\n", "format:",
