@@ -191,6 +191,19 @@ int pmon__meters_parse(const char *list);
 int pmon__trace_config(void);
 int pmon__meters_open(void);
 void pmon__meters_sample_all(uint64_t now);
+/*
+ * Fold one reading of meter I, taken at T (CLOCK_MONOTONIC ns, later than
+ * the meter's previous reading), into its energy, and publish it.  RC is
+ * what the driver's read() returned, R what it filled (the failure's
+ * message, when RC is not 0, is the thread's last error).  FORCE publishes
+ * a reading that brings nothing new.  Returns 1 when a sample was
+ * published, 0 when the reading failed, only primed the meter, or brought
+ * nothing new.  The caller holds the meter: its poller, or the leader
+ * with no poller running.  The meter's poller calls it after each read();
+ * tests call it with simulated readings and times.
+ */
+int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
+                     int force);
 int pmon__sampler_start(void);
 void pmon__sampler_stop(void);
 /* At finalize, after the last readings: each driver's finish() verdict as

@@ -376,25 +376,29 @@ static void hist_add(uint64_t t)
   pmon__hist_add(t, total, covered);
 }
 
-/*
- * Take one reading of meter I and publish it.  Lock held or no sampler.
- * Returns 1 when a sample was published, 0 when the reading failed or
- * brought nothing new (a stale reading is published anyway when FORCE).
- */
-static int sample_one(int i, int force)
+/* Publish meter I's energy and measured time as its next sample, at T. */
+static void publish(int i, uint64_t t)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_mstate *ms = &g->ms[i];
+
+  /* The first published sample is the origin of the node's energy. */
+  if (pmon__tl_seq(&g->sh->tl[i]) == 0) {
+    memset(ms->e, 0, sizeof ms->e);
+    ms->covered_ns = 0;
+  }
+  pmon__tl_publish(&g->sh->tl[i], t, ms->covered_ns, ms->e, ms->m.nch);
+  if (i == g->total_meter)
+    hist_add(t);
+}
+
+int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
+                     int force)
 {
   struct pmon_state *g = &pmon__g;
   struct pmon_mstate *ms = &g->ms[i];
   struct pmon_meter *m = &ms->m;
-  struct pmon_reading r;
-  uint64_t t0, t1, t;
-  int rc;
 
-  memset(&r, 0, sizeof r);
-  t0 = pmon__now_ns();
-  rc = m->drv->read(m, &r);
-  t1 = pmon__now_ns();
-  t = t0 + (t1 - t0) / 2;
   if (rc != 0) {
     ms->nfail++;
     if (rc == PMON_EFORMAT)
@@ -412,18 +416,18 @@ static int sample_one(int i, int force)
   ms->failing = 0;
   ms->lost_ns = 0;
   ms->nread++;
-  if (r.events & PMON_EV_RESET)
-    pmon__event(t, i, "reset", "%s", r.detail);
-  if (r.events & PMON_EV_POWER_CAP)
-    pmon__event(t, i, "power_cap", "%s", r.detail);
+  if (r->events & PMON_EV_RESET)
+    pmon__event(t, i, "reset", "%s", r->detail);
+  if (r->events & PMON_EV_POWER_CAP)
+    pmon__event(t, i, "power_cap", "%s", r->detail);
   if (!ms->primed) { /* the first reading is only a starting point */
-    memcpy(ms->prev_raw, r.raw, sizeof r.raw);
-    memcpy(ms->prev_w, r.watts, sizeof r.watts);
+    memcpy(ms->prev_raw, r->raw, sizeof r->raw);
+    memcpy(ms->prev_w, r->watts, sizeof r->watts);
     ms->prev_ns = t;
     ms->primed = 1;
     return 0;
   }
-  if (r.stale && !force)
+  if (r->stale && !force)
     return 0;
   if ((m->flags & PMON_DRV_COUNTER) && ms->wrap_ns != 0 &&
       t - ms->prev_ns >= ms->wrap_ns) {
@@ -435,18 +439,18 @@ static int sample_one(int i, int force)
                 "wrap (%.3f s): that time is not counted",
                 (double)(t - ms->prev_ns) * 1e-9,
                 (double)ms->wrap_ns * 1e-9);
-    memcpy(ms->prev_raw, r.raw, sizeof r.raw);
+    memcpy(ms->prev_raw, r->raw, sizeof r->raw);
   } else if (m->flags & PMON_DRV_COUNTER) {
     double dt = (double)(t - ms->prev_ns) * 1e-9 + 1.0;
     int back = 0;
 
     for (int c = 0; c < m->nch; c++) {
-      uint64_t prev = ms->prev_raw[c], now = r.raw[c], d;
+      uint64_t prev = ms->prev_raw[c], now = r->raw[c], d;
 
       /* A counter that does not wrap restarted where it went back; the
        * reset event itself may come a reading earlier or later, so it
        * only decides for counters that wrap, where going back is a wrap. */
-      if (m->ch[c].range != 0 && (r.events & PMON_EV_RESET))
+      if (m->ch[c].range != 0 && (r->events & PMON_EV_RESET))
         d = 0;
       else if (now >= prev)
         d = now - prev;
@@ -462,19 +466,19 @@ static int sample_one(int i, int force)
       }
       ms->e[c] += (double)d * m->ch[c].scale;
     }
-    if (back && !ms->reset_seen && !(r.events & PMON_EV_RESET))
+    if (back && !ms->reset_seen && !(r->events & PMON_EV_RESET))
       pmon__event(t, i, "reset",
                   "counters went back: they restarted, the interval of "
                   "%.3f s before this reading is not counted",
                   (double)(t - ms->prev_ns) * 1e-9);
-    ms->reset_seen = (r.events & PMON_EV_RESET) && !back;
-    memcpy(ms->prev_raw, r.raw, sizeof r.raw);
-    if (!back && !(r.events & PMON_EV_RESET))
+    ms->reset_seen = (r->events & PMON_EV_RESET) && !back;
+    memcpy(ms->prev_raw, r->raw, sizeof r->raw);
+    if (!back && !(r->events & PMON_EV_RESET))
       ms->covered_ns += t - ms->prev_ns;
-  } else if (r.events & PMON_EV_RESET) {
+  } else if (r->events & PMON_EV_RESET) {
     /* The device was lost and found again (the reset event says so): the
      * interval before this reading was not measured. */
-    memcpy(ms->prev_w, r.watts, sizeof r.watts);
+    memcpy(ms->prev_w, r->watts, sizeof r->watts);
   } else if (t - ms->prev_ns > ms->ttl_ns) {
     /* Too long without a reading to say what happened meanwhile. */
     ms->gaps++;
@@ -482,25 +486,37 @@ static int sample_one(int i, int force)
                 "no reading for %.3f s (more than %.3f s): that time is "
                 "not counted",
                 (double)(t - ms->prev_ns) * 1e-9, (double)ms->ttl_ns * 1e-9);
-    memcpy(ms->prev_w, r.watts, sizeof r.watts);
+    memcpy(ms->prev_w, r->watts, sizeof r->watts);
   } else {
     double dt = (double)(t - ms->prev_ns) * 1e-9;
 
     for (int c = 0; c < m->nch; c++)
-      ms->e[c] += 0.5 * (ms->prev_w[c] + r.watts[c]) * dt;
-    memcpy(ms->prev_w, r.watts, sizeof r.watts);
+      ms->e[c] += 0.5 * (ms->prev_w[c] + r->watts[c]) * dt;
+    memcpy(ms->prev_w, r->watts, sizeof r->watts);
     ms->covered_ns += t - ms->prev_ns;
   }
   ms->prev_ns = t;
-  /* The first published sample is the origin of the node's energy. */
-  if (pmon__tl_seq(&g->sh->tl[i]) == 0) {
-    memset(ms->e, 0, sizeof ms->e);
-    ms->covered_ns = 0;
-  }
-  pmon__tl_publish(&g->sh->tl[i], t, ms->covered_ns, ms->e, m->nch);
-  if (i == g->total_meter)
-    hist_add(t);
+  publish(i, t);
   return 1;
+}
+
+/*
+ * Take one reading of meter I and fold it in (pmon__meter_fold()), stamped
+ * with the midpoint of the driver's read().  Lock held or no sampler.
+ * Returns as pmon__meter_fold().
+ */
+static int sample_one(int i, int force)
+{
+  struct pmon_meter *m = &pmon__g.ms[i].m;
+  struct pmon_reading r;
+  uint64_t t0, t1;
+  int rc;
+
+  memset(&r, 0, sizeof r);
+  t0 = pmon__now_ns();
+  rc = m->drv->read(m, &r);
+  t1 = pmon__now_ns();
+  return pmon__meter_fold(i, rc, &r, t0 + (t1 - t0) / 2, force);
 }
 
 void pmon__meters_sample_all(uint64_t now)
