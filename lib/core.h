@@ -150,9 +150,14 @@ struct pmon_state {
   struct pmon_event *events;
   int nevents;
   struct pmon_hist_point *hist; /* the node total over the whole job, at
-                                   most PMON_HIST points: every other one
-                                   is dropped when full */
+                                   most PMON_HIST points, evenly spaced:
+                                   every hist_stride-th point offered,
+                                   and the latest one */
   size_t nhist;
+  uint64_t hist_offered; /* points offered to the history so far */
+  uint64_t hist_stride;  /* 1, doubled each time the history fills */
+  int hist_tail;         /* its last point is the latest offered, not on
+                            the stride: the next one replaces it */
   unsigned long events_dropped;
   pthread_mutex_t lock; /* events, the history, and the pollers' waits */
   pthread_cond_t cond;  /* signalled to stop the pollers */
@@ -253,6 +258,12 @@ int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
 void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
                       const double *e, int nch);
 
+/* Allocate the node total's history (PMON_HIST points, 1.5 MiB), every
+ * page of it touched, so that the leader's memory does not grow as it
+ * fills: called when the leader opens its meters.  0, or PMON_ENOMEM; a
+ * history not allocated by then is allocated the same way at its first
+ * point. */
+int pmon__hist_open(void);
 void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns);
 double pmon__hist_energy(uint64_t t0, uint64_t t1);
 struct json_t *pmon__hist_trace(int points);

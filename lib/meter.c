@@ -345,6 +345,10 @@ int pmon__meters_open(void)
       if (g->total_mask[i] != 0)
         g->total_meter = i;
   }
+  /* The history's memory, now rather than as it fills (PMON_HIST); a
+   * failure is said by PMON_DEBUG and tried again at the first point. */
+  if (g->total_meter >= 0)
+    pmon__hist_open();
   return 0;
 }
 
