@@ -96,6 +96,15 @@ struct pmon_mstate {
                                further apart than this may hide a wrap:
                                their interval is dropped, not guessed */
   unsigned long ambiguous;  /* intervals dropped for that */
+  uint64_t fresh_ns;        /* the last reading that brought a new value:
+                               not marked stale and, for a counter meter,
+                               some raw value moved */
+  int frozen;               /* m.stale_s > 0 and no new value for longer
+                               than that: nothing is published (but a
+                               forced reading, with energy and covered
+                               time unchanged) until one comes; the span
+                               from fresh_ns to it is not counted */
+  unsigned long stale;      /* frozen spans */
 
   /* The poller thread that reads this meter (leader only). */
   pthread_t poller;

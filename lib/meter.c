@@ -380,6 +380,19 @@ static void hist_add(uint64_t t)
   pmon__hist_add(t, total, covered);
 }
 
+/* Whether reading R of counter meter MS brings nothing new: no event,
+ * and every raw value as at the last sample published. */
+static int counts_same(const struct pmon_mstate *ms,
+                       const struct pmon_reading *r)
+{
+  if (!(ms->m.flags & PMON_DRV_COUNTER) || r->events != 0)
+    return 0;
+  for (int c = 0; c < ms->m.nch; c++)
+    if (r->raw[c] != ms->prev_raw[c])
+      return 0;
+  return 1;
+}
+
 /* Publish meter I's energy and measured time as its next sample, at T. */
 static void publish(int i, uint64_t t)
 {
@@ -396,12 +409,60 @@ static void publish(int i, uint64_t t)
     hist_add(t);
 }
 
+/* Meter I, frozen, has a new value again in R at T: say how long it was
+ * frozen and, for a counter, how far it moved meanwhile, which is not
+ * counted; the next interval starts from R. */
+static void thaw(int i, const struct pmon_reading *r, uint64_t t)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[i];
+  const struct pmon_meter *m = &ms->m;
+  double frozen_s = (double)(t - ms->fresh_ns) * 1e-9;
+  char moved[96] = "";
+
+  if (m->flags & PMON_DRV_COUNTER) {
+    double j = 0;
+    int back = 0, any = 0;
+
+    for (int c = 0; c < m->nch; c++)
+      any |= (m->ch[c].flags & PMON_CH_TOTAL) != 0;
+    for (int c = 0; c < m->nch; c++) {
+      uint64_t prev = ms->prev_raw[c], now = r->raw[c];
+
+      if (any && !(m->ch[c].flags & PMON_CH_TOTAL))
+        continue;
+      if (now >= prev)
+        j += (double)(now - prev) * m->ch[c].scale;
+      else if (m->ch[c].range != 0 && prev < m->ch[c].range)
+        j += (double)(m->ch[c].range - prev + now) * m->ch[c].scale;
+      else
+        back = 1;
+    }
+    if (back)
+      snprintf(moved, sizeof moved, "; its counters went back (restarted)");
+    else if (ms->wrap_ns != 0 && t - ms->fresh_ns >= ms->wrap_ns)
+      snprintf(moved, sizeof moved,
+               "; its counters moved by an unknown amount (they may have "
+               "wrapped)");
+    else
+      snprintf(moved, sizeof moved, "; its counters moved by %.6g J", j);
+    ms->reset_seen = 0;
+  }
+  pmon__event(t, i, "recovered",
+              "a new value after %.3f s frozen (from %.3f s after init)%s: "
+              "that time is not counted",
+              frozen_s,
+              ((double)ms->fresh_ns - (double)pmon__g.t_init_ns) * 1e-9,
+              moved);
+  ms->frozen = 0;
+}
+
 int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
                      int force)
 {
   struct pmon_state *g = &pmon__g;
   struct pmon_mstate *ms = &g->ms[i];
   struct pmon_meter *m = &ms->m;
+  int news;
 
   if (rc != 0) {
     ms->nfail++;
@@ -428,11 +489,45 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
     memcpy(ms->prev_raw, r->raw, sizeof r->raw);
     memcpy(ms->prev_w, r->watts, sizeof r->watts);
     ms->prev_ns = t;
+    ms->fresh_ns = t;
     ms->primed = 1;
     return 0;
   }
-  if (r->stale && !force)
-    return 0;
+  /* A counter that did not move brings nothing new, as a reading the
+   * driver marks stale; a device that brings nothing new for longer than
+   * its stale_s is frozen. */
+  news = !r->stale && !counts_same(ms, r);
+  if (!news) {
+    if (m->stale_s > 0 && !ms->frozen &&
+        t - ms->fresh_ns > (uint64_t)(m->stale_s * 1e9)) {
+      ms->frozen = 1;
+      ms->stale++;
+      pmon__event(t, i, "stale",
+                  "no new value for %.3f s, more than the limit of %.3g s: "
+                  "the time from the last new value is not counted until "
+                  "it moves again",
+                  (double)(t - ms->fresh_ns) * 1e-9, m->stale_s);
+    }
+    if (!force)
+      return 0;
+    if (ms->frozen) { /* at finalize: nothing more was measured */
+      ms->prev_ns = t;
+      publish(i, t);
+      return 1;
+    }
+  } else if (ms->frozen) {
+    /* Like a wrap that cannot be told: the whole span since the last new
+     * value is left out, and counting starts again from this reading. */
+    thaw(i, r, t);
+    memcpy(ms->prev_raw, r->raw, sizeof r->raw);
+    memcpy(ms->prev_w, r->watts, sizeof r->watts);
+    ms->prev_ns = t;
+    ms->fresh_ns = t;
+    publish(i, t);
+    return 1;
+  } else {
+    ms->fresh_ns = t;
+  }
   if ((m->flags & PMON_DRV_COUNTER) && ms->wrap_ns != 0 &&
       t - ms->prev_ns >= ms->wrap_ns) {
     /* So long since the last reading that a counter may have wrapped
