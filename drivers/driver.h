@@ -132,6 +132,17 @@ struct pmon_meter {
                                  PMON_DRV_COUNTER and PMON_DRV_SAMPLED
                                  when the device offers both */
   double interval_s;          /* read period; open() may change it */
+  double stale_s;             /* MAY be set by open(): how long the device
+                                 may go without a new value (a reading
+                                 not marked stale; for a counter meter,
+                                 one where some raw value moved) before
+                                 the core treats it as frozen: from the
+                                 last new value until one comes again,
+                                 nothing is counted, and a "stale" event
+                                 says so.  0 (the default): never, for a
+                                 driver that cannot tell a frozen source
+                                 from a constant one.  The core reads it
+                                 at every reading, after open() */
   int nch;                    /* set by open(), 1 .. PMON_CH_MAX */
   struct pmon_channel ch[PMON_CH_MAX];
   char source[64];            /* MAY be set by open(): how the device is

@@ -14,6 +14,8 @@
  * sampled meter: one channel per outlet, or one for the inlet, all of them
  * the node's total (a node with two power supplies sums its two outlets).
  * The PDU refreshes its figures about once a second, hence the 1 s period.
+ * No stale limit (m->stale_s stays 0): an agent that answers the same
+ * cached value cannot be told from a constant load.
  * Wrap: not applicable.  outletWh and inputTotalWh (Unsigned32 watt-hours
  * that any SNMP writer can reset) are read at open and at close only, as a
  * cross-check of the integrated energy on long runs: 1 Wh is 3600 J, far

@@ -13,6 +13,8 @@
  * Parameters: idle=W and max=W (defaults PMON_ESTIMATE_IDLE_W and
  * PMON_ESTIMATE_MAX_W, else 100 W and 300 W), stat=PATH (default
  * $PMON_PROC_ROOT/stat).  The counter is 64-bit microjoules: no wrap.
+ * No stale limit (m->stale_s stays 0): the model integrates over the
+ * clock at each reading, so there is no device to freeze.
  */
 #include "config.h"
 

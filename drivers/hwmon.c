@@ -50,6 +50,9 @@
 #define INDEX_MAX 4096    /* the highest attribute index looked at */
 #define COUNTER_S 0.1     /* read period of counters, s */
 #define SAMPLED_S 0.1     /* of power without an averaging interval, s */
+#define STALE_MIN_S 3.0   /* counters: no channel moving this long is a
+                             frozen chip ... */
+#define STALE_READINGS 5  /* ... or this many readings, if longer */
 #define AVERAGE_MIN_S 0.05 /* the shortest period taken from a chip, s */
 #define MICRO 1e-6        /* microjoules -> J, microwatts -> W */
 #define WATTS_MAX 1e6     /* a plausible reading of one channel, W */
@@ -919,6 +922,16 @@ static int build(struct pmon_meter *m, struct hw_priv *hp, struct scan *s,
   else
     m->interval_s = avg <= 0 ? SAMPLED_S
                              : avg < AVERAGE_MIN_S ? AVERAGE_MIN_S : avg;
+  /* Energy counters move continuously while the chip is powered
+   * (amd_energy at each read), but some chips' drivers refresh them only
+   * once a second (occ caches a second): none moving for three seconds,
+   * or five readings when they are further apart, is a frozen chip.  A
+   * power file that repeats its value cannot be told from a constant
+   * load: no limit. */
+  if (counter)
+    m->stale_s = STALE_READINGS * m->interval_s > STALE_MIN_S
+                   ? STALE_READINGS * m->interval_s
+                   : STALE_MIN_S;
   return 0;
 }
 

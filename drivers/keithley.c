@@ -13,6 +13,10 @@
  * reported as watts, which overstates real power by the load's power
  * factor.  A sampled meter; nothing wraps.
  *
+ * No stale limit (m->stale_s stays 0): each READ? triggers a new
+ * measurement, so the instrument has no published value to freeze, and
+ * one that stops measuring stops answering, which is a failed read.
+ *
  * Each reading is one READ? (trigger, measure, answer) on a raw 8N1 line.
  * Every wait is a poll(2) bounded by the meter's timeout.  A timeout, an
  * I/O error or a hang-up closes the line; later reads open it again, one

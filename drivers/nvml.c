@@ -49,6 +49,8 @@
 
 #define DEFAULT_LIB "libnvidia-ml.so.1" /* the SONAME the driver installs */
 #define WATTS_MAX 10000.0               /* a plausible board reading, W */
+#define STALE_MIN_S 1.0  /* energy: no counter moving this long: frozen */
+#define STALE_READINGS 5 /* ... or this many readings, if longer */
 
 /* NVML's types, as far as pmon uses them (nvml.h: an opaque device handle;
  * nvmlReturn_t is an enum, int-sized). */
@@ -493,6 +495,14 @@ static int nvml_open(struct pmon_meter *m)
     return rc;
   }
   power_limits(m);
+  /* NVML updates the energy counters every 20 to 100 ms while the GPU is
+   * powered, idle included: none moving for a second, or five readings
+   * when they are further apart, is a frozen source.  A power reading that
+   * repeats cannot be told from a constant load: no limit. */
+  if (p->energy)
+    m->stale_s = STALE_READINGS * m->interval_s > STALE_MIN_S
+                   ? STALE_READINGS * m->interval_s
+                   : STALE_MIN_S;
   if (p->api.version == NULL ||
       p->api.version(version, sizeof version) != NVML_SUCCESS)
     version[0] = '\0';

@@ -17,6 +17,9 @@
  * files are read five times per publication period and a reading whose
  * freshness has not moved is marked stale, so each new value is stamped
  * with the time it was first seen: at most a fifth of the period late.
+ * A controller that stops publishing (freshness, or without it every
+ * counter, standing still for ten publication periods) is frozen for the
+ * core: that time is not counted.
  */
 #include "config.h"
 
@@ -34,6 +37,9 @@
 #define DEFAULT_DIR "/cray/pm_counters" /* below the sysfs root */
 #define TRIES 10                        /* consistent-read attempts */
 #define BUF_SIZE 128                    /* the files hold < 64 bytes */
+#define STALE_PERIODS 10 /* publications missed before the core calls the
+                            controller frozen (m->stale_s) */
+#define STALE_MIN_S 1.0  /* ... and at least this long without freshness */
 
 /* The energy files, in channel order: file, channel, domain, flags. */
 static const struct {
@@ -259,6 +265,12 @@ static int pm_open(struct pmon_meter *m)
    * is time-stamped within a fifth of the publication period. */
   if (hz > 0 && hz <= 1000)
     m->interval_s = 1.0 / (double)hz;
+  /* Frozen: ten publications missed.  With freshness that is all it
+   * takes; without it, the counters are whole joules that a node moves
+   * by tens at least each second, so they are given a second at least. */
+  m->stale_s = STALE_PERIODS * m->interval_s;
+  if (pp->fd_freshness < 0 && m->stale_s < STALE_MIN_S)
+    m->stale_s = STALE_MIN_S;
   if (pp->fd_freshness >= 0)
     m->interval_s /= 5;
   return 0;

@@ -68,6 +68,8 @@
 #define TEXT_MAX 64    /* a sysfs attribute of interest */
 #define STATUS_MASK 0xffffffffu  /* the energy field of a status MSR */
 #define STATUS_RANGE (UINT64_C(1) << 32)
+#define STALE_MIN_S 1.0  /* no register moving this long: frozen */
+#define STALE_READINGS 5 /* ... or this many readings, if longer */
 
 /* The ways to RAPL, in the order "rapl" tries them. */
 enum path { PATH_POWERCAP, PATH_PERF, PATH_MSR, NPATHS };
@@ -1192,11 +1194,21 @@ static int open_paths(struct pmon_meter *m, int quiet)
 static int rapl_open(struct pmon_meter *m)
 {
   struct rapl_priv *rp = m->priv;
+  int rc;
 
   for (int c = 0; c < PMON_CH_MAX; c++)
     rp->fd[c] = -1;
   rp->ndev = 0;
-  return open_paths(m, 0);
+  if ((rc = open_paths(m, 0)) != 0)
+    return rc;
+  /* The registers move about every millisecond while the package is
+   * powered, idle included: a second, or five readings when they are
+   * further apart, without any of them moving is a frozen source (a
+   * hypervisor that shows a fixed value), not a quiet processor. */
+  m->stale_s = STALE_READINGS * m->interval_s > STALE_MIN_S
+                 ? STALE_READINGS * m->interval_s
+                 : STALE_MIN_S;
+  return 0;
 }
 
 /* Whether SPEC could be opened: it is, and closed again at once (a few

@@ -48,6 +48,9 @@
 #define ENTRIES_MAX 32          /* PowerControl entries looked at */
 #define JOULES_MAX 1.8e16       /* EnergyJoules that fit in uint64 mJ */
 #define WATTS_MAX 1e7           /* a plausible chassis reading, W */
+#define STALE_MIN_S 10.0        /* energy: a counter still this long ... */
+#define STALE_READINGS 10       /* ... or this many readings, if longer,
+                                   is a BMC that stopped refreshing */
 
 enum source { SRC_ENERGY, SRC_POWER, SRC_LEGACY, SRC_AUTO };
 
@@ -626,6 +629,15 @@ static int rf_open(struct pmon_meter *m)
     pmon__meter_add_channel(m, "node", PMON_DOM_NODE, PMON_CH_TOTAL,
                             p->src == SRC_ENERGY ? 1e-3 : 1.0, 0);
   }
+  /* A BMC refreshes once a second or slower, and the interval is set to
+   * about its refresh: an energy counter that has not moved for ten
+   * intervals, and ten seconds at least (two refreshes of a BMC that
+   * refreshes every five), is a BMC that stopped refreshing.  A wattage
+   * that repeats cannot be told from a constant load: no limit. */
+  if (p->src == SRC_ENERGY)
+    m->stale_s = STALE_READINGS * m->interval_s > STALE_MIN_S
+                   ? STALE_READINGS * m->interval_s
+                   : STALE_MIN_S;
   return 0;
 }
 

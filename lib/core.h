@@ -96,6 +96,15 @@ struct pmon_mstate {
                                further apart than this may hide a wrap:
                                their interval is dropped, not guessed */
   unsigned long ambiguous;  /* intervals dropped for that */
+  uint64_t fresh_ns;        /* the last reading that brought a new value:
+                               not marked stale and, for a counter meter,
+                               some raw value moved */
+  int frozen;               /* m.stale_s > 0 and no new value for longer
+                               than that: nothing is published (but a
+                               forced reading, with energy and covered
+                               time unchanged) until one comes; the span
+                               from fresh_ns to it is not counted */
+  unsigned long stale;      /* frozen spans */
 
   /* The poller thread that reads this meter (leader only). */
   pthread_t poller;
@@ -150,9 +159,14 @@ struct pmon_state {
   struct pmon_event *events;
   int nevents;
   struct pmon_hist_point *hist; /* the node total over the whole job, at
-                                   most PMON_HIST points: every other one
-                                   is dropped when full */
+                                   most PMON_HIST points, evenly spaced:
+                                   every hist_stride-th point offered,
+                                   and the latest one */
   size_t nhist;
+  uint64_t hist_offered; /* points offered to the history so far */
+  uint64_t hist_stride;  /* 1, doubled each time the history fills */
+  int hist_tail;         /* its last point is the latest offered, not on
+                            the stride: the next one replaces it */
   unsigned long events_dropped;
   pthread_mutex_t lock; /* events, the history, and the pollers' waits */
   pthread_cond_t cond;  /* signalled to stop the pollers */
@@ -191,6 +205,19 @@ int pmon__meters_parse(const char *list);
 int pmon__trace_config(void);
 int pmon__meters_open(void);
 void pmon__meters_sample_all(uint64_t now);
+/*
+ * Fold one reading of meter I, taken at T (CLOCK_MONOTONIC ns, later than
+ * the meter's previous reading), into its energy, and publish it.  RC is
+ * what the driver's read() returned, R what it filled (the failure's
+ * message, when RC is not 0, is the thread's last error).  FORCE publishes
+ * a reading that brings nothing new.  Returns 1 when a sample was
+ * published, 0 when the reading failed, only primed the meter, or brought
+ * nothing new.  The caller holds the meter: its poller, or the leader
+ * with no poller running.  The meter's poller calls it after each read();
+ * tests call it with simulated readings and times.
+ */
+int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
+                     int force);
 int pmon__sampler_start(void);
 void pmon__sampler_stop(void);
 /* At finalize, after the last readings: each driver's finish() verdict as
@@ -240,6 +267,12 @@ int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
 void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
                       const double *e, int nch);
 
+/* Allocate the node total's history (PMON_HIST points, 1.5 MiB), every
+ * page of it touched, so that the leader's memory does not grow as it
+ * fills: called when the leader opens its meters.  0, or PMON_ENOMEM; a
+ * history not allocated by then is allocated the same way at its first
+ * point. */
+int pmon__hist_open(void);
 void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns);
 double pmon__hist_energy(uint64_t t0, uint64_t t1);
 struct json_t *pmon__hist_trace(int points);

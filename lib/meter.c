@@ -345,6 +345,10 @@ int pmon__meters_open(void)
       if (g->total_mask[i] != 0)
         g->total_meter = i;
   }
+  /* The history's memory, now rather than as it fills (PMON_HIST); a
+   * failure is said by PMON_DEBUG and tried again at the first point. */
+  if (g->total_meter >= 0)
+    pmon__hist_open();
   return 0;
 }
 
@@ -376,25 +380,90 @@ static void hist_add(uint64_t t)
   pmon__hist_add(t, total, covered);
 }
 
-/*
- * Take one reading of meter I and publish it.  Lock held or no sampler.
- * Returns 1 when a sample was published, 0 when the reading failed or
- * brought nothing new (a stale reading is published anyway when FORCE).
- */
-static int sample_one(int i, int force)
+/* Whether reading R of counter meter MS brings nothing new: no event,
+ * and every raw value as at the last sample published. */
+static int counts_same(const struct pmon_mstate *ms,
+                       const struct pmon_reading *r)
+{
+  if (!(ms->m.flags & PMON_DRV_COUNTER) || r->events != 0)
+    return 0;
+  for (int c = 0; c < ms->m.nch; c++)
+    if (r->raw[c] != ms->prev_raw[c])
+      return 0;
+  return 1;
+}
+
+/* Publish meter I's energy and measured time as its next sample, at T. */
+static void publish(int i, uint64_t t)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_mstate *ms = &g->ms[i];
+
+  /* The first published sample is the origin of the node's energy. */
+  if (pmon__tl_seq(&g->sh->tl[i]) == 0) {
+    memset(ms->e, 0, sizeof ms->e);
+    ms->covered_ns = 0;
+  }
+  pmon__tl_publish(&g->sh->tl[i], t, ms->covered_ns, ms->e, ms->m.nch);
+  if (i == g->total_meter)
+    hist_add(t);
+}
+
+/* Meter I, frozen, has a new value again in R at T: say how long it was
+ * frozen and, for a counter, how far it moved meanwhile, which is not
+ * counted; the next interval starts from R. */
+static void thaw(int i, const struct pmon_reading *r, uint64_t t)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[i];
+  const struct pmon_meter *m = &ms->m;
+  double frozen_s = (double)(t - ms->fresh_ns) * 1e-9;
+  char moved[96] = "";
+
+  if (m->flags & PMON_DRV_COUNTER) {
+    double j = 0;
+    int back = 0, any = 0;
+
+    for (int c = 0; c < m->nch; c++)
+      any |= (m->ch[c].flags & PMON_CH_TOTAL) != 0;
+    for (int c = 0; c < m->nch; c++) {
+      uint64_t prev = ms->prev_raw[c], now = r->raw[c];
+
+      if (any && !(m->ch[c].flags & PMON_CH_TOTAL))
+        continue;
+      if (now >= prev)
+        j += (double)(now - prev) * m->ch[c].scale;
+      else if (m->ch[c].range != 0 && prev < m->ch[c].range)
+        j += (double)(m->ch[c].range - prev + now) * m->ch[c].scale;
+      else
+        back = 1;
+    }
+    if (back)
+      snprintf(moved, sizeof moved, "; its counters went back (restarted)");
+    else if (ms->wrap_ns != 0 && t - ms->fresh_ns >= ms->wrap_ns)
+      snprintf(moved, sizeof moved,
+               "; its counters moved by an unknown amount (they may have "
+               "wrapped)");
+    else
+      snprintf(moved, sizeof moved, "; its counters moved by %.6g J", j);
+    ms->reset_seen = 0;
+  }
+  pmon__event(t, i, "recovered",
+              "a new value after %.3f s frozen (from %.3f s after init)%s: "
+              "that time is not counted",
+              frozen_s,
+              ((double)ms->fresh_ns - (double)pmon__g.t_init_ns) * 1e-9,
+              moved);
+  ms->frozen = 0;
+}
+
+int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
+                     int force)
 {
   struct pmon_state *g = &pmon__g;
   struct pmon_mstate *ms = &g->ms[i];
   struct pmon_meter *m = &ms->m;
-  struct pmon_reading r;
-  uint64_t t0, t1, t;
-  int rc;
+  int news;
 
-  memset(&r, 0, sizeof r);
-  t0 = pmon__now_ns();
-  rc = m->drv->read(m, &r);
-  t1 = pmon__now_ns();
-  t = t0 + (t1 - t0) / 2;
   if (rc != 0) {
     ms->nfail++;
     if (rc == PMON_EFORMAT)
@@ -412,19 +481,53 @@ static int sample_one(int i, int force)
   ms->failing = 0;
   ms->lost_ns = 0;
   ms->nread++;
-  if (r.events & PMON_EV_RESET)
-    pmon__event(t, i, "reset", "%s", r.detail);
-  if (r.events & PMON_EV_POWER_CAP)
-    pmon__event(t, i, "power_cap", "%s", r.detail);
+  if (r->events & PMON_EV_RESET)
+    pmon__event(t, i, "reset", "%s", r->detail);
+  if (r->events & PMON_EV_POWER_CAP)
+    pmon__event(t, i, "power_cap", "%s", r->detail);
   if (!ms->primed) { /* the first reading is only a starting point */
-    memcpy(ms->prev_raw, r.raw, sizeof r.raw);
-    memcpy(ms->prev_w, r.watts, sizeof r.watts);
+    memcpy(ms->prev_raw, r->raw, sizeof r->raw);
+    memcpy(ms->prev_w, r->watts, sizeof r->watts);
     ms->prev_ns = t;
+    ms->fresh_ns = t;
     ms->primed = 1;
     return 0;
   }
-  if (r.stale && !force)
-    return 0;
+  /* A counter that did not move brings nothing new, as a reading the
+   * driver marks stale; a device that brings nothing new for longer than
+   * its stale_s is frozen. */
+  news = !r->stale && !counts_same(ms, r);
+  if (!news) {
+    if (m->stale_s > 0 && !ms->frozen &&
+        t - ms->fresh_ns > (uint64_t)(m->stale_s * 1e9)) {
+      ms->frozen = 1;
+      ms->stale++;
+      pmon__event(t, i, "stale",
+                  "no new value for %.3f s, more than the limit of %.3g s: "
+                  "the time from the last new value is not counted until "
+                  "it moves again",
+                  (double)(t - ms->fresh_ns) * 1e-9, m->stale_s);
+    }
+    if (!force)
+      return 0;
+    if (ms->frozen) { /* at finalize: nothing more was measured */
+      ms->prev_ns = t;
+      publish(i, t);
+      return 1;
+    }
+  } else if (ms->frozen) {
+    /* Like a wrap that cannot be told: the whole span since the last new
+     * value is left out, and counting starts again from this reading. */
+    thaw(i, r, t);
+    memcpy(ms->prev_raw, r->raw, sizeof r->raw);
+    memcpy(ms->prev_w, r->watts, sizeof r->watts);
+    ms->prev_ns = t;
+    ms->fresh_ns = t;
+    publish(i, t);
+    return 1;
+  } else {
+    ms->fresh_ns = t;
+  }
   if ((m->flags & PMON_DRV_COUNTER) && ms->wrap_ns != 0 &&
       t - ms->prev_ns >= ms->wrap_ns) {
     /* So long since the last reading that a counter may have wrapped
@@ -435,18 +538,18 @@ static int sample_one(int i, int force)
                 "wrap (%.3f s): that time is not counted",
                 (double)(t - ms->prev_ns) * 1e-9,
                 (double)ms->wrap_ns * 1e-9);
-    memcpy(ms->prev_raw, r.raw, sizeof r.raw);
+    memcpy(ms->prev_raw, r->raw, sizeof r->raw);
   } else if (m->flags & PMON_DRV_COUNTER) {
     double dt = (double)(t - ms->prev_ns) * 1e-9 + 1.0;
     int back = 0;
 
     for (int c = 0; c < m->nch; c++) {
-      uint64_t prev = ms->prev_raw[c], now = r.raw[c], d;
+      uint64_t prev = ms->prev_raw[c], now = r->raw[c], d;
 
       /* A counter that does not wrap restarted where it went back; the
        * reset event itself may come a reading earlier or later, so it
        * only decides for counters that wrap, where going back is a wrap. */
-      if (m->ch[c].range != 0 && (r.events & PMON_EV_RESET))
+      if (m->ch[c].range != 0 && (r->events & PMON_EV_RESET))
         d = 0;
       else if (now >= prev)
         d = now - prev;
@@ -462,19 +565,19 @@ static int sample_one(int i, int force)
       }
       ms->e[c] += (double)d * m->ch[c].scale;
     }
-    if (back && !ms->reset_seen && !(r.events & PMON_EV_RESET))
+    if (back && !ms->reset_seen && !(r->events & PMON_EV_RESET))
       pmon__event(t, i, "reset",
                   "counters went back: they restarted, the interval of "
                   "%.3f s before this reading is not counted",
                   (double)(t - ms->prev_ns) * 1e-9);
-    ms->reset_seen = (r.events & PMON_EV_RESET) && !back;
-    memcpy(ms->prev_raw, r.raw, sizeof r.raw);
-    if (!back && !(r.events & PMON_EV_RESET))
+    ms->reset_seen = (r->events & PMON_EV_RESET) && !back;
+    memcpy(ms->prev_raw, r->raw, sizeof r->raw);
+    if (!back && !(r->events & PMON_EV_RESET))
       ms->covered_ns += t - ms->prev_ns;
-  } else if (r.events & PMON_EV_RESET) {
+  } else if (r->events & PMON_EV_RESET) {
     /* The device was lost and found again (the reset event says so): the
      * interval before this reading was not measured. */
-    memcpy(ms->prev_w, r.watts, sizeof r.watts);
+    memcpy(ms->prev_w, r->watts, sizeof r->watts);
   } else if (t - ms->prev_ns > ms->ttl_ns) {
     /* Too long without a reading to say what happened meanwhile. */
     ms->gaps++;
@@ -482,25 +585,37 @@ static int sample_one(int i, int force)
                 "no reading for %.3f s (more than %.3f s): that time is "
                 "not counted",
                 (double)(t - ms->prev_ns) * 1e-9, (double)ms->ttl_ns * 1e-9);
-    memcpy(ms->prev_w, r.watts, sizeof r.watts);
+    memcpy(ms->prev_w, r->watts, sizeof r->watts);
   } else {
     double dt = (double)(t - ms->prev_ns) * 1e-9;
 
     for (int c = 0; c < m->nch; c++)
-      ms->e[c] += 0.5 * (ms->prev_w[c] + r.watts[c]) * dt;
-    memcpy(ms->prev_w, r.watts, sizeof r.watts);
+      ms->e[c] += 0.5 * (ms->prev_w[c] + r->watts[c]) * dt;
+    memcpy(ms->prev_w, r->watts, sizeof r->watts);
     ms->covered_ns += t - ms->prev_ns;
   }
   ms->prev_ns = t;
-  /* The first published sample is the origin of the node's energy. */
-  if (pmon__tl_seq(&g->sh->tl[i]) == 0) {
-    memset(ms->e, 0, sizeof ms->e);
-    ms->covered_ns = 0;
-  }
-  pmon__tl_publish(&g->sh->tl[i], t, ms->covered_ns, ms->e, m->nch);
-  if (i == g->total_meter)
-    hist_add(t);
+  publish(i, t);
   return 1;
+}
+
+/*
+ * Take one reading of meter I and fold it in (pmon__meter_fold()), stamped
+ * with the midpoint of the driver's read().  Lock held or no sampler.
+ * Returns as pmon__meter_fold().
+ */
+static int sample_one(int i, int force)
+{
+  struct pmon_meter *m = &pmon__g.ms[i].m;
+  struct pmon_reading r;
+  uint64_t t0, t1;
+  int rc;
+
+  memset(&r, 0, sizeof r);
+  t0 = pmon__now_ns();
+  rc = m->drv->read(m, &r);
+  t1 = pmon__now_ns();
+  return pmon__meter_fold(i, rc, &r, t0 + (t1 - t0) / 2, force);
 }
 
 void pmon__meters_sample_all(uint64_t now)

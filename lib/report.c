@@ -89,7 +89,7 @@ static double run_s(const struct pmon_mstate *ms)
 static json_t *coverage_json(void)
 {
   struct pmon_state *g = &pmon__g;
-  json_t *arr = json_array();
+  json_t *arr = json_array(), *o;
 
   for (int i = 0; i < g->nmeters; i++) {
     const struct pmon_mstate *ms = &g->ms[i];
@@ -107,9 +107,19 @@ static json_t *coverage_json(void)
                        ? json_real(((double)ms->lost_ns -
                                     (double)g->t_init_ns) * 1e-9)
                        : json_null()));
+    o = json_array_get(arr, json_array_size(arr) - 1);
     if (ms->wrap_ns != 0)
-      json_object_set_new(json_array_get(arr, json_array_size(arr) - 1),
-                          "wrap_unknown", json_integer((json_int_t)ms->ambiguous));
+      json_object_set_new(o, "wrap_unknown",
+                          json_integer((json_int_t)ms->ambiguous));
+    /* Frozen spans: the device published no new value for longer than its
+     * limit (stale_s); when it froze, if it ended the run so. */
+    json_object_set_new(o, "stale", json_integer((json_int_t)ms->stale));
+    json_object_set_new(
+      o, "stale_at_s",
+      number_or_null(((double)ms->fresh_ns - (double)g->t_init_ns) * 1e-9,
+                     ms->frozen));
+    json_object_set_new(o, "stale_limit_s",
+                        number_or_null(ms->m.stale_s, ms->m.stale_s > 0));
   }
   return arr;
 }
@@ -617,9 +627,22 @@ static void io_summary(json_t *io)
             json_real_value(json_object_get(io, "phase_time_s")), rates);
 }
 
-/* One line per meter that was lost or left gaps, at most 8, after one per
- * meter that could not be opened, at most 4: what failed and, where the
- * driver knows it, what would fix it. */
+/* What a meter left out, into BUF: "2 gaps, 1 frozen span", "" for
+ * nothing.  FROZEN counts the frozen spans to name there. */
+static void stale_spans(long long gaps, long long frozen, char *buf,
+                        size_t size)
+{
+  snprintf(buf, size, "%s", "");
+  if (gaps > 0)
+    snprintf(buf, size, "%lld gap%s", gaps, gaps == 1 ? "" : "s");
+  if (frozen > 0)
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s%lld frozen span%s",
+             gaps > 0 ? ", " : "", frozen, frozen == 1 ? "" : "s");
+}
+
+/* One line per meter that was lost, left gaps or froze, at most 8, after
+ * one per meter that could not be opened, at most 4: what failed and,
+ * where the driver knows it, what would fix it. */
 static void coverage_summary(json_t *nodes)
 {
   json_t *node, *c;
@@ -646,28 +669,43 @@ static void coverage_summary(json_t *nodes)
   json_array_foreach(nodes, i, node) {
     json_array_foreach(json_object_get(node, "coverage"), k, c) {
       json_t *lost = json_object_get(c, "lost_at_s");
+      json_t *stale_at = json_object_get(c, "stale_at_s");
       long long gaps = json_integer_value(json_object_get(c, "gaps"));
+      long long stale = json_integer_value(json_object_get(c, "stale"));
       double f = json_real_value(json_object_get(c, "fraction"));
+      char spans[64];
 
-      if (!json_is_number(lost) && gaps == 0)
+      if (!json_is_number(lost) && gaps == 0 && stale == 0)
         continue;
       if (said == 8) {
         more++;
         continue;
       }
       said++;
+      /* The span it ended the run frozen in has a line of its own. */
+      stale_spans(gaps,
+                  stale - (json_is_number(stale_at) && !json_is_number(lost)),
+                  spans, sizeof spans);
       if (json_is_number(lost))
-        pmon__say("node %s: meter %s lost at %.1f s; it measured %.0f %% "
-                  "of the run",
+        pmon__say("node %s: meter %s lost at %.1f s%s%s; it measured "
+                  "%.0f %% of the run",
                   json_string_value(json_object_get(node, "name")),
                   json_string_value(json_object_get(c, "meter")),
-                  json_number_value(lost), 100 * f);
-      else
-        pmon__say("node %s: meter %s: %lld gap%s; it measured %.0f %% of "
-                  "the run",
+                  json_number_value(lost), spans[0] != '\0' ? ", " : "",
+                  spans, 100 * f);
+      else if (json_is_number(stale_at))
+        pmon__say("node %s: meter %s stale since %.1f s (no new value for "
+                  "more than %.1f s)%s%s; it measured %.0f %% of the run",
                   json_string_value(json_object_get(node, "name")),
-                  json_string_value(json_object_get(c, "meter")), gaps,
-                  gaps == 1 ? "" : "s", 100 * f);
+                  json_string_value(json_object_get(c, "meter")),
+                  json_number_value(stale_at),
+                  json_real_value(json_object_get(c, "stale_limit_s")),
+                  spans[0] != '\0' ? ", before that " : "", spans, 100 * f);
+      else
+        pmon__say("node %s: meter %s: %s; it measured %.0f %% of the run",
+                  json_string_value(json_object_get(node, "name")),
+                  json_string_value(json_object_get(c, "meter")), spans,
+                  100 * f);
     }
   }
   if (more > 0)

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -52,32 +53,75 @@ void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
   atomic_store_explicit(&tl->seq, seq + 1, memory_order_release);
 }
 
+/* The history's block, allocated and made resident; -1 without memory. */
+static int hist_alloc(void)
+{
+  struct pmon_state *g = &pmon__g;
+  size_t size = PMON_HIST * sizeof *g->hist;
+  long page = sysconf(_SC_PAGESIZE);
+  volatile unsigned char *p;
+
+  if (g->hist != NULL)
+    return 0;
+  if ((g->hist = malloc(size)) == NULL)
+    return -1;
+  /* A block this large is fresh pages from mmap(): untouched, they are
+   * not resident, and filling the history would fault them in one by one
+   * over the job, which then looks like a leak.  One store per page makes
+   * them resident now.  The stores are volatile because a memset(0) after
+   * malloc() may be turned into calloc(), which touches nothing. */
+  p = (volatile unsigned char *)g->hist;
+  for (size_t o = 0; o < size; o += page > 0 ? (size_t)page : 4096)
+    p[o] = 0;
+  g->nhist = 0;
+  g->hist_offered = 0;
+  g->hist_stride = 1;
+  g->hist_tail = 0;
+  return 0;
+}
+
+int pmon__hist_open(void)
+{
+  if (hist_alloc() != 0)
+    return pmon__fail(PMON_ENOMEM, "history: out of memory (%zu bytes)",
+                      PMON_HIST * sizeof *pmon__g.hist);
+  return 0;
+}
+
 /*
  * The node total's history, kept by the leader for the whole job so that
  * the energy of any span (the I/O phases, known only at finalize) can be
  * found after the ring has come round.  Called by the total meter's poller
  * only (or with no poller running).
- * When full, every other point is dropped: the history stays exact at the
- * points it keeps and only its resolution halves.
+ * It keeps every hist_stride-th point offered, evenly spaced, and the
+ * latest one, so that it always reaches the last sample.  When full, every
+ * other point is dropped and the stride doubles: the history stays exact
+ * at the points it keeps and only its resolution halves, the same over
+ * the whole job.  Its memory is fixed: PMON_HIST points, allocated and
+ * touched once (pmon__hist_open()).
  */
 void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns)
 {
   struct pmon_state *g = &pmon__g;
+  struct pmon_hist_point *p;
 
-  if (g->hist == NULL &&
-      (g->hist = malloc(PMON_HIST * sizeof *g->hist)) == NULL)
+  if (g->hist == NULL && hist_alloc() != 0)
     return;
+  if (g->hist_tail) /* the latest point so far, off the stride */
+    g->nhist--;
   if (g->nhist == PMON_HIST) {
     size_t j = 0;
 
-    for (size_t i = 0; i < PMON_HIST - 1; i += 2)
+    for (size_t i = 0; i < PMON_HIST; i += 2)
       g->hist[j++] = g->hist[i];
-    g->hist[j++] = g->hist[PMON_HIST - 1];
     g->nhist = j;
+    g->hist_stride *= 2;
   }
-  g->hist[g->nhist].t_ns = t_ns;
-  g->hist[g->nhist].covered_ns = covered_ns;
-  g->hist[g->nhist++].e = e;
+  p = &g->hist[g->nhist++];
+  p->t_ns = t_ns;
+  p->covered_ns = covered_ns;
+  p->e = e;
+  g->hist_tail = g->hist_offered++ % g->hist_stride != 0;
 }
 
 /* Where T falls in the history: the last point at or before it (its
@@ -179,4 +223,5 @@ void pmon__hist_free(void)
   free(pmon__g.hist);
   pmon__g.hist = NULL;
   pmon__g.nhist = 0;
+  pmon__g.hist_tail = 0;
 }

@@ -11,6 +11,7 @@
 
 #include <check.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +281,150 @@ START_TEST(test_wrap_unknown)
 }
 END_TEST
 
+/* A counter of whole joules at 100 W on a simulated clock, read every
+ * 0.1 s: reading K is at K / 10 s.  Its device stops publishing at reading
+ * freeze_k (the counter keeps the value it had) and publishes again at
+ * resume_k (the counter where it would be had it kept counting). */
+static int sim_k, freeze_k, resume_k;
+
+static int frozen_read(struct pmon_meter *m, struct pmon_reading *r)
+{
+  int k = sim_k < freeze_k || sim_k >= resume_k ? sim_k : freeze_k;
+
+  (void)m;
+  r->raw[0] = 10 * (uint64_t)k;
+  return 0;
+}
+
+static const struct pmon_driver freezing = {
+  .name = "freezing",
+  .description = "a counter that stops publishing and resumes, for tests",
+  .flags = PMON_DRV_COUNTER,
+  .interval_s = 0.1,
+  .open = wrap_open,
+  .read = frozen_read,
+};
+
+/* Feed the freezing counter's readings 0 .. LAST (the last one forced, as
+ * at finalize) through the core at their simulated times, with a stale
+ * limit of STALE_S.  The node's "stale" and "recovered" events are
+ * counted into *NSTALE and *NREC. */
+#define SIM_T0 1000000000000u /* ns: the simulated clock at reading 0 */
+static void freeze_run(double stale_s, int last, int *nstale, int *nrec)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_mstate *ms = &g->ms[0];
+
+  memset(ms, 0, sizeof *ms);
+  ms->m.drv = &freezing;
+  ms->m.interval_s = freezing.interval_s;
+  ms->m.flags = freezing.flags;
+  ck_assert_int_eq(freezing.open(&ms->m), 0);
+  ms->m.ch[0].range = 0; /* a 64-bit counter: no wrap */
+  ms->m.stale_s = stale_s;
+  g->t_init_ns = SIM_T0;
+  for (sim_k = 0; sim_k <= last; sim_k++) {
+    struct pmon_reading r;
+    int rc;
+
+    memset(&r, 0, sizeof r);
+    rc = freezing.read(&ms->m, &r);
+    pmon__meter_fold(0, rc, &r, SIM_T0 + (uint64_t)sim_k * 100000000u,
+                     sim_k == last);
+  }
+  *nstale = *nrec = 0;
+  for (int i = 0; i < g->nevents; i++) {
+    *nstale += strcmp(g->events[i].type, "stale") == 0;
+    *nrec += strcmp(g->events[i].type, "recovered") == 0;
+  }
+}
+
+/* The last published sample of meter 0. */
+static struct pmon_tl_sample last_sample(void)
+{
+  struct pmon_tl *tl = &pmon__g.sh->tl[0];
+  struct pmon_tl_sample s;
+
+  ck_assert_int_eq(pmon__tl_get(tl, pmon__tl_seq(tl) - 1, &s), 0);
+  return s;
+}
+
+/* Frozen from 2.0 s to 3.5 s with a limit of 1 s: counted up to the last
+ * new value and again from the first one after it, exactly; the span
+ * between is neither energy nor measured time. */
+START_TEST(test_stale_resume)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[0];
+  struct pmon_tl_sample s;
+  int nstale, nrec;
+
+  freeze_k = 20;
+  resume_k = 35;
+  freeze_run(1.0, 60, &nstale, &nrec);
+  ck_assert_int_eq(nstale, 1);
+  ck_assert_int_eq(nrec, 1);
+  ck_assert_uint_eq(ms->stale, 1);
+  ck_assert_int_eq(ms->frozen, 0);
+  /* From the origin (reading 1, 0.1 s) to 2.0 s, and from 3.5 s to 6 s. */
+  ck_assert_msg(ms->e[0] == 190 + 250, "%.17g J, want 440 J", ms->e[0]);
+  ck_assert_uint_eq(ms->covered_ns, UINT64_C(4400000000));
+  s = last_sample();
+  ck_assert_uint_eq(s.t_ns, SIM_T0 + 6000000000u);
+  ck_assert(s.e[0] == 440);
+  ck_assert_uint_eq(s.covered_ns, 4400000000u);
+  for (int i = 0; i < pmon__g.nevents; i++) {
+    if (strcmp(pmon__g.events[i].type, "stale") == 0) /* at 3.1 s */
+      ck_assert_uint_eq(pmon__g.events[i].t_ns, SIM_T0 + 3100000000u);
+    if (strcmp(pmon__g.events[i].type, "recovered") == 0)
+      ck_assert_msg(strstr(pmon__g.events[i].detail, "moved by 150 J"),
+                    "recovered: %s", pmon__g.events[i].detail);
+  }
+}
+END_TEST
+
+/* Frozen from 2.0 s to the end: the reading forced at finalize is
+ * published with the energy and measured time of the last new value. */
+START_TEST(test_stale_to_end)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[0];
+  struct pmon_tl_sample s;
+  int nstale, nrec;
+
+  freeze_k = 20;
+  resume_k = INT_MAX;
+  freeze_run(1.0, 60, &nstale, &nrec);
+  ck_assert_int_eq(nstale, 1);
+  ck_assert_int_eq(nrec, 0);
+  ck_assert_int_eq(ms->frozen, 1);
+  ck_assert_uint_eq(ms->fresh_ns, SIM_T0 + 2000000000u); /* stale_at_s */
+  s = last_sample();
+  ck_assert_uint_eq(s.t_ns, SIM_T0 + 6000000000u);
+  ck_assert_msg(s.e[0] == 190, "%.17g J, want 190 J", s.e[0]);
+  ck_assert_uint_eq(s.covered_ns, 1900000000u);
+  ck_assert_uint_eq(ms->prev_ns, SIM_T0 + 6000000000u);
+}
+END_TEST
+
+/* Without a limit (a driver that cannot tell frozen from constant) the
+ * counter's standstill is not published, and its jump counts over it:
+ * nothing is lost, nothing is said. */
+START_TEST(test_stale_no_limit)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[0];
+  int nstale, nrec;
+
+  freeze_k = 20;
+  resume_k = 35;
+  freeze_run(0, 60, &nstale, &nrec);
+  ck_assert_int_eq(nstale, 0);
+  ck_assert_int_eq(nrec, 0);
+  ck_assert_msg(ms->e[0] == 590, "%.17g J, want 590 J", ms->e[0]);
+  ck_assert_uint_eq(ms->covered_ns, 5900000000u);
+  /* Readings 21 to 34 brought nothing new: 61 readings, 46 samples. */
+  ck_assert_uint_eq(pmon__tl_seq(&pmon__g.sh->tl[0]), 60 - 14);
+}
+END_TEST
+
 /* Build a meter of channels given as domain letters ('n'ode, 'c'pu,
  * 'm'emory, 'a'ccel, m'o'dule; upper case: in the meter's total). */
 static void fake_meter(struct pmon_meter *m, const char *chans, int est)
@@ -373,6 +518,9 @@ int main(void)
   tcase_add_test(tc, test_long_region);
   tcase_add_test(tc, test_wrap);
   tcase_add_test(tc, test_wrap_unknown);
+  tcase_add_test(tc, test_stale_resume);
+  tcase_add_test(tc, test_stale_to_end);
+  tcase_add_test(tc, test_stale_no_limit);
   tcase_add_test(tc, test_total_plan);
   tcase_add_test(tc, test_timeline_ring);
   suite_add_tcase(s, tc);

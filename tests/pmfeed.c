@@ -10,6 +10,16 @@
  *                     changes and the counters start again from 0
  *     --cap-at S      at S seconds a power cap is set: generation changes
  *     --base J        the energy counter's value at start (1000000)
+ *     --freeze-at S   at S seconds the controller stops publishing: no
+ *                     file changes from then on
+ *     --resume-at S   at S seconds (after --freeze-at) it publishes again:
+ *                     the counters jump to where they would be had they
+ *                     kept counting, base + WATTS * t
+ *
+ * With --freeze-at it prints "frozen NS" when it stops, NS being the
+ * CLOCK_MONOTONIC instant of the last values it published, and "resumed
+ * NS" with the instant of the first ones after, so that a test knows the
+ * span that went unpublished.
  *
  * Files are rewritten in place (the library keeps them open), padded with
  * NULs to 64 bytes as sysfs attributes may be.  energy = base + WATTS * t,
@@ -84,14 +94,17 @@ static int put_u64(const char *dir, const char *file, uint64_t v,
 int main(int argc, char **argv)
 {
   double watts, hz = 10, seconds = -1, reset_at = -1, cap_at = -1;
-  double base = 1000000, t0, offset = 0;
-  uint64_t fresh = 0, startup = 1, generation = 1;
+  double base = 1000000, t0, offset = 0, freeze_at = -1, resume_at = -1;
+  double t_pub = 0; /* the time of the last values published */
+  int frozen = 0;
+  uint64_t fresh = 0, tick = 0, startup = 1, generation = 1;
   int ex = 0;
   const char *dir;
 
   if (argc < 3) {
     fprintf(stderr, "usage: pmfeed DIR WATTS [--hz N] [--ex] [--seconds S] "
-                    "[--reset-at S] [--cap-at S] [--base J]\n");
+                    "[--reset-at S] [--cap-at S] [--base J] "
+                    "[--freeze-at S] [--resume-at S]\n");
     return 2;
   }
   dir = argv[1];
@@ -109,6 +122,10 @@ int main(int argc, char **argv)
       cap_at = atof(argv[++i]);
     else if (i + 1 < argc && strcmp(argv[i], "--base") == 0)
       base = atof(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--freeze-at") == 0)
+      freeze_at = atof(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--resume-at") == 0)
+      resume_at = atof(argv[++i]);
     else {
       fprintf(stderr, "pmfeed: unknown argument %s\n", argv[i]);
       return 2;
@@ -129,6 +146,15 @@ int main(int argc, char **argv)
 
     if (seconds >= 0 && t >= seconds)
       break;
+    /* Frozen: the files keep what they last said, freshness included. */
+    if (freeze_at >= 0 && t >= freeze_at &&
+        !(resume_at >= 0 && t >= resume_at)) {
+      if (!frozen)
+        printf("frozen %.0f\n", (t0 + t_pub) * 1e9);
+      fflush(stdout);
+      frozen = 1;
+      goto wait;
+    }
     if (reset_at >= 0 && t >= reset_at) {
       offset = -watts * t - base; /* the counters start again from 0 */
       startup++;
@@ -161,8 +187,15 @@ int main(int argc, char **argv)
       t = now() - t0;
     }
     put_u64(dir, "freshness", ++fresh, NULL, 0);
+    t_pub = t;
+    if (frozen) {
+      printf("resumed %.0f\n", (t0 + t) * 1e9);
+      fflush(stdout);
+      frozen = 0;
+    }
+  wait:
     {
-      double next = t0 + (double)fresh / hz, d = next - now();
+      double next = t0 + (double)++tick / hz, d = next - now();
       struct timespec ts;
 
       if (d > 0) {
