@@ -57,22 +57,6 @@ static void stat_path(const struct pmon_spec *spec, char *buf, size_t size)
     snprintf(buf, size, "%s/stat", pmon__proc_root());
 }
 
-/* Parse the aggregate "cpu" line into busy and total jiffies. */
-static int parse_stat(const char *buf, unsigned long long *busy,
-                      unsigned long long *total)
-{
-  unsigned long long f[8] = {0};
-  int n = sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0],
-                 &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]);
-
-  if (n < 4)
-    return PMON_EFORMAT;
-  /* user nice system idle iowait irq softirq steal */
-  *busy = f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
-  *total = *busy + f[3] + f[4];
-  return 0;
-}
-
 static int read_stat(struct est_priv *ep, unsigned long long *busy,
                      unsigned long long *total)
 {
@@ -86,7 +70,7 @@ static int read_stat(struct est_priv *ep, unsigned long long *busy,
     return pmon__fail(PMON_EIO, "estimate: %s: read: %s", ep->path,
                       strerror(errno));
   buf[n] = '\0';
-  if (parse_stat(buf, busy, total) != 0)
+  if (pmon__proc_stat_cpu(buf, busy, total) != 0)
     return pmon__fail(PMON_EFORMAT,
                       "estimate: %s: no \"cpu\" line with at least 4 fields",
                       ep->path);

@@ -29,8 +29,10 @@
 #define PMON_EVENT_MAX 256 /* events kept per node; later ones are counted */
 #define PMON_MAX_WATTS 1e6 /* a channel's power above this is a glitch */
 #define PMON_HIST 65536    /* points of the node total's history */
-#define PMON_TRACE_DEFAULT 1000 /* PMON_TRACE=1: points per node */
-#define PMON_TRACE_MAX 100000
+#define PMON_TIMELINE_DEFAULT 512 /* slices of a node's timeline */
+#define PMON_TIMELINE_MAX 100000
+#define PMON_TIMELINE_SPANS 64 /* I/O phases, and regions, per node */
+#define PMON_CPU_READ_NS 20000000 /* /proc/stat is read at most this often */
 #define PMON_COVERAGE_FULL 0.995 /* a region measured over less of its
                                     time says so in the summary */
 #define PMON_TTL_READINGS 2.5 /* a sampled meter's readings further apart
@@ -118,11 +120,14 @@ struct pmon_event {
   char detail[200];
 };
 
-/* A point of the node total's history: its energy since init at T_NS. */
+/* A point of the node total's history: its energy since init at T_NS,
+ * and the node's CPU time from /proc/stat (jiffies of all its CPUs, as
+ * last read: at most PMON_CPU_READ_NS old; CPU_TOTAL 0 when unread). */
 struct pmon_hist_point {
   uint64_t t_ns;
   double e;
   uint64_t covered_ns; /* measured time since init, as with energy */
+  uint64_t cpu_busy, cpu_total;
 };
 
 enum pmon_phase {
@@ -176,8 +181,10 @@ struct pmon_state {
   int nspecs;
   int automatic;      /* PMON_METERS=auto */
   int quiet;
-  int trace;          /* PMON_TRACE: points of each node's power series in
+  int timeline;       /* PMON_TIMELINE: slices of each node's timeline in
                          the report, 0 for none */
+  int cpu_fd;         /* leader: /proc/stat for the timeline, -1 */
+  uint64_t cpu_t_ns, cpu_busy, cpu_total; /* its last reading */
   char output[PATH_MAX];
   char jobid[128];
   char jobid_source[32];
@@ -202,7 +209,7 @@ static inline uint64_t pmon__now_ns(void)
 
 /* lib/meter.c */
 int pmon__meters_parse(const char *list);
-int pmon__trace_config(void);
+int pmon__timeline_config(void);
 int pmon__meters_open(void);
 void pmon__meters_sample_all(uint64_t now);
 /*
@@ -267,7 +274,7 @@ int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
 void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
                       const double *e, int nch);
 
-/* Allocate the node total's history (PMON_HIST points, 1.5 MiB), every
+/* Allocate the node total's history (PMON_HIST points, 2.5 MiB), every
  * page of it touched, so that the leader's memory does not grow as it
  * fills: called when the leader opens its meters.  0, or PMON_ENOMEM; a
  * history not allocated by then is allocated the same way at its first
@@ -275,13 +282,27 @@ void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
 int pmon__hist_open(void);
 void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns);
 double pmon__hist_energy(uint64_t t0, uint64_t t1);
-struct json_t *pmon__hist_trace(int points);
 void pmon__hist_free(void);
+struct pmon_rtab;
+/*
+ * The node's timeline (docs/report-format.md, nodes[].timeline) as JSON
+ * text, for the leader's node record: SLICES slices of the history, the
+ * node's I/O phases PH[0..NPH-1] ({start, end, bytes}, ns after init, in
+ * time order) and the spans of the regions of the node's table REGIONS
+ * (PMON_RT_NODE level).  The text is indented as json_dumps() with
+ * JSON_INDENT(1) would indent it as the value of a node record's key.
+ * NULL without memory; free() it.
+ */
+char *pmon__timeline_text(int slices, const struct pmon_rtab *regions,
+                          const uint64_t (*ph)[3], int nph);
 
 /* lib/io.c */
 int pmon__io_config(void);
 struct json_t *pmon__io_json(void);
 struct json_t *pmon__io_node(struct json_t *ranks, struct json_t **files);
+/* The node's I/O phases that pmon__io_node() found ({start, end, bytes},
+ * ns after init, in time order) and how many; valid until pmon__io_free(). */
+int pmon__io_node_phases(const uint64_t (**ph)[3]);
 struct json_t *pmon__io_job(struct json_t *nodes);
 void pmon__io_free(void);
 
@@ -339,7 +360,8 @@ int pmon__tree_gather(MPI_Comm comm, struct json_t *mine,
                       struct json_t **all);
 
 /* lib/report.c */
-struct json_t *pmon__node_record(struct json_t *ranks);
+struct json_t *pmon__node_record(struct json_t *ranks,
+                                 const struct pmon_rtab *regions);
 /* Write the report of NODES (the node records, in leader order) and
  * REGIONS (the job's region records), and print the summary; rank 0. */
 int pmon__report(struct json_t *nodes, const struct pmon_rtab *regions);

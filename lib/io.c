@@ -75,8 +75,11 @@ static struct {
   int *byname;            /* 2 * IO_NAMES slots: file index + 1, or 0 */
   struct io_slot *slot;
   unsigned nslot, used;   /* used counts tombstones too */
-  uint64_t (*ph)[2];      /* closed phases in ns, IO_PHASES at most */
+  uint64_t (*ph)[3];      /* closed phases: start and end in ns, and the
+                             bytes moved; IO_PHASES at most */
   int nph;
+  uint64_t (*node_ph)[3]; /* leader: the node's phases, ns after init */
+  int node_nph;
 } io = {.lock = PTHREAD_MUTEX_INITIALIZER, .other = -1, .last_f = -1};
 
 /* The state the wrappers' fast path shares (preload.h); when they do not
@@ -370,7 +373,7 @@ static int by_start(const void *a, const void *b)
 
 /* Sort the N phases of PH and merge those less than GAP apart; returns
  * how many are left. */
-static int merge_phases(uint64_t (*ph)[2], int n, uint64_t gap)
+static int merge_phases(uint64_t (*ph)[3], int n, uint64_t gap)
 {
   int k = 0;
 
@@ -381,10 +384,12 @@ static int merge_phases(uint64_t (*ph)[2], int n, uint64_t gap)
     if (ph[i][0] <= ph[k][1] || ph[i][0] - ph[k][1] <= gap) {
       if (ph[i][1] > ph[k][1])
         ph[k][1] = ph[i][1];
+      ph[k][2] += ph[i][2];
     } else {
       k++;
       ph[k][0] = ph[i][0];
       ph[k][1] = ph[i][1];
+      ph[k][2] = ph[i][2];
     }
   }
   return k + 1;
@@ -403,23 +408,26 @@ static void phase_close(void)
       io.nph = merge_phases(io.ph, io.nph, io.gap_ns);
     }
   io.ph[io.nph][0] = stamp_ns(hot->cur0, ns, now);
-  io.ph[io.nph++][1] = stamp_ns(hot->cur1, ns, now);
+  io.ph[io.nph][1] = stamp_ns(hot->cur1, ns, now);
+  io.ph[io.nph++][2] = hot->cur_bytes;
   hot->have = 0;
 }
 
-/* The hot path: a call from T0 to T1 extends the open phase, or closes it
- * and opens the next. */
-static void phase_add(uint64_t t0, uint64_t t1)
+/* The hot path: a call from T0 to T1 that moved BYTES extends the open
+ * phase, or closes it and opens the next. */
+static void phase_add(uint64_t t0, uint64_t t1, uint64_t bytes)
 {
   if (hot->have && t0 <= hot->cur1 + hot->gap_t && t1 + hot->gap_t >= hot->cur0) {
     hot->cur0 = t0 < hot->cur0 ? t0 : hot->cur0;
     hot->cur1 = t1 > hot->cur1 ? t1 : hot->cur1;
+    hot->cur_bytes += bytes;
     return;
   }
   if (hot->have)
     phase_close();
   hot->cur0 = t0;
   hot->cur1 = t1;
+  hot->cur_bytes = bytes;
   hot->have = 1;
 }
 
@@ -455,7 +463,8 @@ static void account(int file, int kind, uint64_t bytes, uint64_t t0,
   if (t1 < t0)
     t1 = t0;
   count(file >= 0 ? &io.files[file].c : &io.loose, kind, bytes, dt, ok);
-  phase_add(t0, t1);
+  phase_add(t0, t1, ok && (kind == PMON_IO_READ || kind == PMON_IO_WRITE)
+                      ? bytes : 0);
 }
 
 void pmon__io_open(uintptr_t h, const char *name, uint64_t t0, uint64_t t1,
@@ -536,7 +545,8 @@ static json_t *name_json(const char *name)
 /*
  * This rank's I/O for its node leader, and the end of counting: null when
  * the interposition library never started, else {counts..., gap_s,
- * phases: [[start, end] ns after init], files: [{name, counts...}]}.
+ * phases: [[start, end, bytes], ns after init], files: [{name,
+ * counts...}]}.
  */
 json_t *pmon__io_json(void)
 {
@@ -570,9 +580,10 @@ json_t *pmon__io_json(void)
   files = json_array();
   for (int i = 0; i < io.nph; i++)
     json_array_append_new(
-      ph, json_pack("[I, I]",
+      ph, json_pack("[I, I, I]",
                     (json_int_t)(io.ph[i][0] > t0 ? io.ph[i][0] - t0 : 0),
-                    (json_int_t)(io.ph[i][1] > t0 ? io.ph[i][1] - t0 : 0)));
+                    (json_int_t)(io.ph[i][1] > t0 ? io.ph[i][1] - t0 : 0),
+                    (json_int_t)io.ph[i][2]));
   for (int i = 0; i < io.nfiles; i++) {
     json_t *f = counts_json(&io.files[i].c);
 
@@ -719,7 +730,7 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out)
 {
   struct pmon_state *g = &pmon__g;
   json_t *o = NULL, *rk, *lists = json_array();
-  uint64_t(*ph)[2] = NULL;
+  uint64_t(*ph)[3] = NULL;
   size_t i, nph = 0, cap = 0;
   double time_s = 0, gap_s = 0, energy = 0, ptime = 0;
   int n, lost = 0;
@@ -752,7 +763,8 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out)
         cap = nc;
       }
       ph[nph][0] = (uint64_t)json_integer_value(json_array_get(p, 0));
-      ph[nph++][1] = (uint64_t)json_integer_value(json_array_get(p, 1));
+      ph[nph][1] = (uint64_t)json_integer_value(json_array_get(p, 1));
+      ph[nph++][2] = (uint64_t)json_integer_value(json_array_get(p, 2));
     }
   }
   if (o == NULL) {
@@ -769,7 +781,9 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out)
   }
   if (g->total_meter < 0 || g->nhist < 2 || lost)
     energy = NAN;
-  free(ph);
+  free(io.node_ph); /* for the timeline (pmon__io_node_phases()) */
+  io.node_ph = ph;
+  io.node_nph = n;
   json_object_set_new(o, "time_s", json_real(time_s));
   json_object_set_new(o, "phases", json_integer(n));
   json_object_set_new(o, "phase_time_s", json_real(ptime));
@@ -874,6 +888,12 @@ json_t *pmon__io_job(json_t *nodes)
   return o;
 }
 
+int pmon__io_node_phases(const uint64_t (**ph)[3])
+{
+  *ph = (const uint64_t(*)[3])io.node_ph;
+  return io.node_nph;
+}
+
 void pmon__io_free(void)
 {
   lock();
@@ -885,6 +905,9 @@ void pmon__io_free(void)
   free(io.byname);
   free(io.slot);
   free(io.ph);
+  free(io.node_ph);
+  io.node_ph = NULL;
+  io.node_nph = 0;
   io.files = NULL;
   io.byname = NULL;
   io.slot = NULL;

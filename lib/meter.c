@@ -80,23 +80,34 @@ int pmon__meters_parse(const char *list)
   return 0;
 }
 
-int pmon__trace_config(void)
+/*
+ * PMON_TIMELINE: slices of each node's timeline, 0 to turn it off; unset,
+ * PMON_TRACE, its name before version 3 of the report, where 1 meant "the
+ * default"; neither: PMON_TIMELINE_DEFAULT.
+ */
+int pmon__timeline_config(void)
 {
-  const char *v = getenv(PMON_ENV_TRACE);
+  const char *name = PMON_ENV_TIMELINE, *v = getenv(name);
   char *end;
   long n;
+  int old = 0;
 
-  pmon__g.trace = 0;
-  if (v == NULL || *v == '\0')
-    return 0;
+  pmon__g.timeline = PMON_TIMELINE_DEFAULT;
+  if (v == NULL || *v == '\0') {
+    name = PMON_ENV_TRACE;
+    old = 1;
+    if ((v = getenv(name)) == NULL || *v == '\0')
+      return 0;
+  }
   errno = 0;
   n = strtol(v, &end, 10);
-  if (errno != 0 || *end != '\0' || n < 0 || n > PMON_TRACE_MAX)
+  if (errno != 0 || *end != '\0' || n < 0 || n > PMON_TIMELINE_MAX)
     return pmon__fail(PMON_ECONFIG,
-                      "%s: \"%.40s\": not 0, 1 or a number of points up to "
-                      "%d",
-                      PMON_ENV_TRACE, v, PMON_TRACE_MAX);
-  pmon__g.trace = n == 1 ? PMON_TRACE_DEFAULT : (int)n;
+                      "%s: \"%.40s\": not a number of slices from 0 (no "
+                      "timeline) to %d",
+                      name, v, PMON_TIMELINE_MAX);
+  pmon__g.timeline =
+    n == 1 && old ? PMON_TIMELINE_DEFAULT : (int)n;
   return 0;
 }
 
@@ -352,6 +363,30 @@ int pmon__meters_open(void)
   return 0;
 }
 
+/* The node total's energy and least measured time over the latest
+ * samples of its meters: 0, or -1 when one has none yet. */
+static int hist_total(double *total, uint64_t *covered)
+{
+  struct pmon_state *g = &pmon__g;
+
+  *total = 0;
+  *covered = UINT64_MAX;
+  for (int j = 0; j < g->nmeters; j++) {
+    struct pmon_tl_sample s;
+    uint64_t seq = pmon__tl_seq(&g->sh->tl[j]);
+
+    if (g->sh->total_mask[j] == 0)
+      continue;
+    if (seq == 0 || pmon__tl_get(&g->sh->tl[j], seq - 1, &s) != 0)
+      return -1; /* not every part has a sample yet */
+    for (int c = 0; c < g->ms[j].m.nch; c++)
+      if (g->sh->total_mask[j] & (1u << c))
+        *total += s.e[c];
+    *covered = s.covered_ns < *covered ? s.covered_ns : *covered;
+  }
+  return 0;
+}
+
 /*
  * A point of the node total's history at T, on the poller of the first
  * meter in the total, which has just published a sample at T.  The other
@@ -360,24 +395,11 @@ int pmon__meters_open(void)
  */
 static void hist_add(uint64_t t)
 {
-  struct pmon_state *g = &pmon__g;
-  double total = 0;
-  uint64_t covered = UINT64_MAX;
+  double total;
+  uint64_t covered;
 
-  for (int j = 0; j < g->nmeters; j++) {
-    struct pmon_tl_sample s;
-    uint64_t seq = pmon__tl_seq(&g->sh->tl[j]);
-
-    if (g->sh->total_mask[j] == 0)
-      continue;
-    if (seq == 0 || pmon__tl_get(&g->sh->tl[j], seq - 1, &s) != 0)
-      return; /* not every part has a sample yet */
-    for (int c = 0; c < g->ms[j].m.nch; c++)
-      if (g->sh->total_mask[j] & (1u << c))
-        total += s.e[c];
-    covered = s.covered_ns < covered ? s.covered_ns : covered;
-  }
-  pmon__hist_add(t, total, covered);
+  if (hist_total(&total, &covered) == 0)
+    pmon__hist_add(t, total, covered);
 }
 
 /* Whether reading R of counter meter MS brings nothing new: no event,
@@ -643,15 +665,29 @@ void pmon__meters_sample_all(uint64_t now)
     ms->due_ns = pmon__now_ns() + period;
   }
   /* With several meters in the total, the history's point for the first
-   * one's sample could not be made before the others had theirs. */
+   * one's sample could not be made before the others had theirs: it is
+   * made now, or made again with their latest samples, so that the
+   * history ends (at finalize) where the node's energy does. */
   if (g->total_meter >= 0) {
     struct pmon_tl *tl = &g->sh->tl[g->total_meter];
     struct pmon_tl_sample s;
+    struct pmon_hist_point *last =
+      g->nhist > 0 ? &g->hist[g->nhist - 1] : NULL;
 
     if (pmon__tl_seq(tl) > 0 &&
-        pmon__tl_get(tl, pmon__tl_seq(tl) - 1, &s) == 0 &&
-        (g->nhist == 0 || g->hist[g->nhist - 1].t_ns < s.t_ns))
-      hist_add(s.t_ns);
+        pmon__tl_get(tl, pmon__tl_seq(tl) - 1, &s) == 0) {
+      if (last == NULL || last->t_ns < s.t_ns)
+        hist_add(s.t_ns);
+      else if (last->t_ns == s.t_ns) {
+        double e;
+        uint64_t covered;
+
+        if (hist_total(&e, &covered) == 0) {
+          last->e = e;
+          last->covered_ns = covered;
+        }
+      }
+    }
   }
 }
 

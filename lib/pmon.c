@@ -27,6 +27,7 @@ struct pmon_state pmon__g = {
   .world = MPI_COMM_NULL,
   .node = MPI_COMM_NULL,
   .leaders = MPI_COMM_NULL,
+  .cpu_fd = -1,
 };
 
 /* One lock for the phase changes (init, finalize), never for regions. */
@@ -142,7 +143,7 @@ static int init_locked(int by_preload)
   if (cfg == 0)
     cfg = pmon__io_config();
   if (cfg == 0)
-    cfg = pmon__trace_config();
+    cfg = pmon__timeline_config();
   if (cfg == 0)
     cfg = pmon__regions_config();
   if ((rc = pmon__node_setup()) != 0) {
@@ -291,7 +292,7 @@ static int finalize_locked(void)
                                         mine, &ranks));
   /* The node records and the job's regions up the leaders' tree. */
   if (g->leader) {
-    json_t *rec = pmon__node_record(ranks), *one = json_array();
+    json_t *rec = pmon__node_record(ranks, &regions), *one = json_array();
     int node = 0;
 
     if (rec != NULL)

@@ -99,6 +99,7 @@ struct pmon__io_hot {
   uintptr_t h;               /* the handle looked up last, */
   struct pmon__io_counts *c; /* and its file's counts */
   uint64_t cur0, cur1;       /* stamps */
+  uint64_t cur_bytes;        /* the bytes its calls moved */
   uint64_t gap_t;            /* the phase gap in stamps */
 } __attribute__((aligned(64)));
 

@@ -33,7 +33,7 @@
 #include "env.h"
 #include "rtab.h"
 
-#define REPORT_FORMAT_VERSION 2
+#define REPORT_FORMAT_VERSION 3
 
 static const char *const domain_names[] = {"node",  "cpu",   "memory",
                                            "accel", "other", "module"};
@@ -185,7 +185,7 @@ static void total_how(char *buf, size_t size)
              out, out == 1 ? "" : "s", out == 1 ? "it measures" : "they measure");
 }
 
-json_t *pmon__node_record(json_t *ranks)
+json_t *pmon__node_record(json_t *ranks, const struct pmon_rtab *regions)
 {
   struct pmon_state *g = &pmon__g;
   const struct pmon_shared *sh = g->sh;
@@ -258,8 +258,19 @@ json_t *pmon__node_record(json_t *ranks)
                                   (json_int_t)t_last));
   if (rec != NULL) {
     json_object_set_new(rec, "coverage", coverage_json());
-    if (g->trace > 0)
-      json_object_set_new(rec, "trace", pmon__hist_trace(g->trace));
+    /* The timeline travels as text, a tenth of its size as JSON values,
+     * and write_doc() writes it in place. */
+    if (g->timeline > 0) {
+      const uint64_t(*ph)[3];
+      int nph = pmon__io_node_phases(&ph);
+      char *tl = pmon__timeline_text(g->timeline, regions, ph, nph);
+
+      json_object_set_new(rec, "timeline",
+                          tl != NULL ? json_string(tl) : json_null());
+      free(tl);
+    } else {
+      json_object_set_new(rec, "timeline", json_null());
+    }
     json_object_set_new(rec, "energy_coverage",
                         number_or_null(cover, has && cover >= 0));
   }
@@ -380,21 +391,60 @@ static int put_indented(const char *s, int depth, FILE *f)
   return fputs(s, f) >= 0;
 }
 
+/* The JSON text of object O without its closing brace (and the newline
+ * before it); NULL without memory. */
+static char *dump_open(json_t *o)
+{
+  char *s = json_dumps(o, DUMP_FLAGS);
+  size_t len = s != NULL ? strlen(s) : 0;
+
+  if (len < 2 || s[len - 1] != '}') {
+    free(s);
+    return NULL;
+  }
+  s[len - (s[len - 2] == '\n' ? 2 : 1)] = '\0';
+  return s;
+}
+
+/* Write node record NODE to F at the depth of an element of "nodes", its
+ * timeline (text, pmon__node_record()) as its last key; nonzero when it
+ * all went. */
+static int write_node(json_t *node, FILE *f)
+{
+  json_t *tl = json_object_get(node, "timeline"), *c = json_copy(node);
+  char *s;
+  int ok;
+
+  if (c == NULL)
+    return 0;
+  if (json_is_string(tl))
+    json_object_del(c, "timeline");
+  s = dump_open(c);
+  json_decref(c);
+  ok = s != NULL && put_indented(s, 2, f);
+  if (ok && json_is_string(tl))
+    ok = fputs(",\n   \"timeline\": ", f) >= 0 &&
+         put_indented(json_string_value(tl), 2, f);
+  free(s);
+  return ok && fputs("\n  }", f) >= 0;
+}
+
 /* Write D to F as one JSON document; nonzero when it all went. */
 static int write_doc(const struct report_doc *d, FILE *f)
 {
-  char *s = json_dumps(d->doc, DUMP_FLAGS);
-  size_t len = s != NULL ? strlen(s) : 0;
+  char *s = dump_open(d->doc);
+  size_t nn = json_array_size(d->nodes);
   int ok;
 
-  /* The document without its closing "\n}", then the regions. */
-  if (len < 2 || s[len - 1] != '}') {
-    free(s);
-    return 0;
-  }
-  len -= s[len - 2] == '\n' ? 2 : 1;
-  ok = fwrite(s, 1, len, f) == len && fputs(",\n \"regions\": [", f) >= 0;
+  /* The document without its closing brace, then the nodes and the
+   * regions. */
+  ok = s != NULL && fputs(s, f) >= 0 && fputs(",\n \"nodes\": [", f) >= 0;
   free(s);
+  for (size_t i = 0; ok && i < nn; i++)
+    ok = fputs(i > 0 ? ",\n  " : "\n  ", f) >= 0 &&
+         write_node(json_array_get(d->nodes, i), f);
+  ok = ok && fputs(nn > 0 ? "\n ],\n \"regions\": [" : "],\n \"regions\": [",
+                   f) >= 0;
   for (size_t i = 0; ok && i < d->nregions; i++) {
     json_t *r = pmon__rtab_rec_json(d->regions[i], d->nodes);
 
@@ -785,7 +835,7 @@ static void summary(const struct report_doc *rd, const char *path,
               (long long)json_integer_value(
                 json_object_get(job, "region_names_limit")));
   io_summary(json_object_get(doc, "io"));
-  coverage_summary(json_object_get(doc, "nodes"));
+  coverage_summary(rd->nodes);
   if (written)
     pmon__say("report: %s", path);
 }
@@ -841,14 +891,14 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
     json_object_del(json_array_get(nodes, k), "meters");
   doc = json_pack(
     "{s:{s:s, s:i}, s:s, s:{s:s, s:s, s:i, s:i, s:f, s:s, s:s, s:b}, s:o, "
-    "s:o, s:b, s:o, s:O, s:{s:o, s:o}, s:o}",
+    "s:o, s:b, s:o, s:{s:o, s:o}, s:o}",
     "format", "name", "pmon", "version", REPORT_FORMAT_VERSION,
     "pmon_version", PMON_VERSION_STRING, "job", "id", g->jobid, "id_source",
     g->jobid_source, "ranks", g->size, "nodes", (int)n, "wall_s", wall,
     "start", start, "end", end, "mpi", g->mpi, "energy_j",
     number_or_null(total, ne > 0), "power_w",
     number_or_null(total / wall, ne > 0 && wall > 0), "estimated", est,
-    "meters", meters, "nodes", nodes, "stats", "node_energy_j",
+    "meters", meters, "stats", "node_energy_j",
     stats_json(ev, ne), "node_power_w", stats_json(pv, ne), "io", io);
   free(ev);
   free(pv);

@@ -229,6 +229,8 @@ int pmon__rtab_merge(struct pmon_rtab *t, const struct pmon_rrec *b)
       a->coverage = b->coverage;
       a->mtime_s = b->mtime_s;
       a->rank = b->rank;
+      a->mcount = b->mcount;
+      memcpy(a->span, b->span, sizeof a->span);
     }
     return 0;
   }

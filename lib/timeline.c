@@ -10,7 +10,11 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +23,7 @@
 
 #include "pmon.h"
 #include "core.h"
+#include "rtab.h"
 
 uint64_t pmon__tl_seq(const struct pmon_tl *tl)
 {
@@ -77,7 +82,42 @@ static int hist_alloc(void)
   g->hist_offered = 0;
   g->hist_stride = 1;
   g->hist_tail = 0;
+  if (g->timeline > 0 && g->cpu_fd < 0) {
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof path, "%s/stat", pmon__proc_root());
+    g->cpu_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (g->cpu_fd < 0)
+      pmon__debug("timeline: %s: %s: no CPU use in the timeline", path,
+                  strerror(errno));
+  }
+  g->cpu_t_ns = g->cpu_busy = g->cpu_total = 0;
   return 0;
+}
+
+/* The node's CPU time at T, read from /proc/stat unless the last reading
+ * is less than PMON_CPU_READ_NS old: a reading costs tens of microseconds
+ * on a large node, and jiffies are 10 ms apart anyway. */
+static void cpu_read(uint64_t t)
+{
+  struct pmon_state *g = &pmon__g;
+  char buf[512];
+  unsigned long long busy, total;
+  ssize_t n;
+
+  if (g->cpu_fd < 0 || (g->cpu_total != 0 && t < g->cpu_t_ns + PMON_CPU_READ_NS))
+    return;
+  do
+    n = pread(g->cpu_fd, buf, sizeof buf - 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return;
+  buf[n] = '\0';
+  if (pmon__proc_stat_cpu(buf, &busy, &total) != 0 || total < g->cpu_total)
+    return;
+  g->cpu_t_ns = t;
+  g->cpu_busy = busy;
+  g->cpu_total = total;
 }
 
 int pmon__hist_open(void)
@@ -117,10 +157,13 @@ void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns)
     g->nhist = j;
     g->hist_stride *= 2;
   }
+  cpu_read(t_ns);
   p = &g->hist[g->nhist++];
   p->t_ns = t_ns;
   p->covered_ns = covered_ns;
   p->e = e;
+  p->cpu_busy = g->cpu_busy;
+  p->cpu_total = g->cpu_total;
   g->hist_tail = g->hist_offered++ % g->hist_stride != 0;
 }
 
@@ -183,43 +226,238 @@ static double covered_at(uint64_t t)
                : (double)h[i].covered_ns;
 }
 
-/*
- * The node total's power over the job in at most POINTS equal bins:
- * {"t_s": [bin starts, s after init], "dt_s": width, "power_w": [...]}.
- * A bin's power is its energy over the time in it that was measured, null
- * when none was; null without a history.
- */
-json_t *pmon__hist_trace(int points)
+/* The node's busy and total CPU time at T, interpolated as hist_at();
+ * *TOTAL is 0 when a point around T has none. */
+static void cpu_at(uint64_t t, double *busy, double *total)
+{
+  const struct pmon_hist_point *h = pmon__g.hist;
+  double w;
+  size_t i = locate(t, &w);
+
+  *busy = (double)h[i].cpu_busy;
+  *total = (double)h[i].cpu_total;
+  if (w > 0) {
+    if (h[i + 1].cpu_total == 0)
+      *total = 0;
+    *busy += ((double)h[i + 1].cpu_busy - (double)h[i].cpu_busy) * w;
+    *total += ((double)h[i + 1].cpu_total - (double)h[i].cpu_total) * w;
+  }
+  if (h[i].cpu_total == 0)
+    *total = 0;
+}
+
+/* Seconds from init of the node leader to T (ns, the node's clock). */
+static double since_init(uint64_t t)
+{
+  return ((double)t - (double)pmon__g.t_init_ns) * 1e-9;
+}
+
+/* JSON text under construction; OK is 0 once memory ran out. */
+struct text {
+  char *s;
+  size_t len, cap;
+  int ok;
+};
+
+PMON_PRINTF(2, 3)
+static void put(struct text *b, const char *fmt, ...)
+{
+  va_list ap;
+  int n;
+
+  if (!b->ok)
+    return;
+  for (;;) {
+    va_start(ap, fmt);
+    n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      b->ok = 0;
+      return;
+    }
+    if ((size_t)n < b->cap - b->len)
+      break;
+    {
+      size_t cap = 2 * b->cap + (size_t)n;
+      char *s = realloc(b->s, cap);
+
+      if (s == NULL) {
+        b->ok = 0;
+        return;
+      }
+      b->s = s;
+      b->cap = cap;
+    }
+  }
+  b->len += (size_t)n;
+}
+
+/* A number of DIGITS significant digits, or null (not finite). */
+static void put_num(struct text *b, const char *sep, int digits, double v)
+{
+  if (isfinite(v))
+    put(b, "%s%.*g", sep, digits, v);
+  else
+    put(b, "%snull", sep);
+}
+
+/* A string, JSON-escaped by jansson. */
+static void put_str(struct text *b, const char *s)
+{
+  json_t *j = json_string(s);
+  char *t = j != NULL ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+
+  if (t != NULL)
+    put(b, "%s", t);
+  else
+    b->ok = 0;
+  free(t);
+  json_decref(j);
+}
+
+#define IND "\n  " /* a key of nodes[].timeline, as json_dumps() would
+                      indent it in a node record by one per level */
+
+/* The slices: start, power, energy, CPU use.  Every slice's energy is the
+ * history's rise across it, so that they add up to the rise over the
+ * whole history, the node's energy (the history ends at the last sample of
+ * the node total, pmon__hist_close()). */
+static void put_slices(struct text *b, int points)
 {
   const struct pmon_hist_point *h = pmon__g.hist;
   size_t n = pmon__g.nhist;
-  uint64_t t0, span;
-  json_t *ts, *pw;
-  int nb;
+  int nb = 0;
+  uint64_t t0 = 0, span = 0;
+  static const char *const keys[] = {"t_s", "power_w", "energy_j",
+                                      "cpu_util"};
 
-  if (n < 2 || points < 1)
-    return json_null();
-  t0 = h[0].t_ns;
-  span = h[n - 1].t_ns - t0;
-  nb = (size_t)points < n - 1 ? points : (int)(n - 1);
-  ts = json_array();
-  pw = json_array();
-  for (int k = 0; k < nb; k++) {
-    uint64_t a = t0 + (uint64_t)((double)span * k / nb);
-    uint64_t b = t0 + (uint64_t)((double)span * (k + 1) / nb);
-    double c = (covered_at(b) - covered_at(a)) * 1e-9;
-
-    json_array_append_new(
-      ts, json_real(((double)a - (double)pmon__g.t_init_ns) * 1e-9));
-    json_array_append_new(pw, c > 0 ? json_real((hist_at(b) - hist_at(a)) / c)
-                                    : json_null());
+  if (h != NULL && n >= 2 && points > 0) {
+    t0 = h[0].t_ns;
+    span = h[n - 1].t_ns - t0;
+    nb = (size_t)points < n - 1 ? points : (int)(n - 1);
   }
-  return json_pack("{s:o, s:f, s:o}", "t_s", ts, "dt_s",
-                   (double)span * 1e-9 / nb, "power_w", pw);
+  if (span == 0)
+    nb = 0;
+  put(b, IND "\"slices\": %d," IND "\"dt_s\": ", nb);
+  put_num(b, "", 9, nb > 0 ? (double)span * 1e-9 / nb : NAN);
+  for (int key = 0; key < 4; key++) {
+    put(b, "," IND "\"%s\": [", keys[key]);
+    for (int k = 0; k < nb; k++) {
+      uint64_t a = t0 + (uint64_t)((double)span * k / nb);
+      uint64_t z = k + 1 == nb ? h[n - 1].t_ns
+                               : t0 + (uint64_t)((double)span * (k + 1) / nb);
+      double c = (covered_at(z) - covered_at(a)) * 1e-9, v = NAN;
+      double ba, ta, bz, tz;
+      const char *sep = k > 0 ? ", " : "";
+
+      switch (key) {
+      case 0:
+        v = since_init(a);
+        break;
+      case 1:
+        v = c > 0 ? (hist_at(z) - hist_at(a)) / c : NAN;
+        break;
+      case 2:
+        v = c > 0 ? hist_at(z) - hist_at(a) : NAN;
+        break;
+      default:
+        cpu_at(a, &ba, &ta);
+        cpu_at(z, &bz, &tz);
+        if (ta > 0 && tz > ta)
+          v = (bz - ba) / (tz - ta);
+        v = v > 1 ? 1 : v < 0 ? 0 : v;
+        break;
+      }
+      if (key == 2 && !(c > 0) && hist_at(z) - hist_at(a) != 0)
+        v = hist_at(z) - hist_at(a); /* energy is never lost */
+      put_num(b, sep, key == 0 ? 9 : key == 3 ? 4 : 7, v);
+    }
+    put(b, "]");
+  }
+}
+
+/* The I/O phases: the first and last PMON_TIMELINE_SPANS / 2, and the
+ * ones between as one. */
+static void put_phases(struct text *b, const uint64_t (*ph)[3], int nph)
+{
+  int half = PMON_TIMELINE_SPANS / 2, all = nph <= PMON_TIMELINE_SPANS;
+  uint64_t t0 = pmon__g.t_init_ns;
+
+  put(b, "," IND "\"io_phases\": [");
+  for (int k = 0, first = 1; k < nph; k++) {
+    if (!all && k >= half && k < nph - half)
+      continue;
+    put(b, "%s[%.7g, %.7g, %llu]", first ? "" : ", ",
+        since_init(t0 + ph[k][0]), since_init(t0 + ph[k][1]),
+        (unsigned long long)ph[k][2]);
+    first = 0;
+  }
+  put(b, "]," IND "\"io_phases_between\": ");
+  if (all) {
+    put(b, "null");
+  } else {
+    unsigned long long bytes = 0;
+
+    for (int k = half; k < nph - half; k++)
+      bytes += ph[k][2];
+    put(b, "{\"count\": %d, \"start_s\": %.7g, \"end_s\": %.7g, "
+           "\"bytes\": %llu}",
+        nph - 2 * half, since_init(t0 + ph[half][0]),
+        since_init(t0 + ph[nph - half - 1][1]), bytes);
+  }
+}
+
+/* The spans of the node's regions, in order of first use. */
+static void put_regions(struct text *b, const struct pmon_rtab *regions)
+{
+  struct pmon_rrec **v = regions != NULL ? pmon__rtab_sorted(regions) : NULL;
+  size_t n = regions != NULL ? regions->n : 0, listed = 0;
+
+  put(b, "," IND "\"regions\": [");
+  for (size_t i = 0; v != NULL && i < n; i++) {
+    const struct pmon_rrec *r = v[i];
+
+    if (r->mcount == 0 || listed == PMON_TIMELINE_SPANS)
+      continue;
+    put(b, "%s{\"name\": ", listed > 0 ? "," IND "  " : "");
+    put_str(b, r->name);
+    put(b, ", \"rank\": %d, \"count\": %llu, \"first\": [%.7g, %.7g], "
+           "\"last\": [%.7g, %.7g]}",
+        (int)r->rank, (unsigned long long)r->mcount, since_init(r->span[0]),
+        since_init(r->span[1]), since_init(r->span[2]),
+        since_init(r->span[3]));
+    listed++;
+  }
+  if (v == NULL && n > 0)
+    b->ok = 0;
+  put(b, "]," IND "\"regions_omitted\": %zu", n - listed);
+  free(v);
+}
+
+char *pmon__timeline_text(int slices, const struct pmon_rtab *regions,
+                          const uint64_t (*ph)[3], int nph)
+{
+  struct text b = {NULL, 0, 0, 1};
+
+  if ((b.s = malloc(b.cap = 4096)) == NULL)
+    return NULL;
+  put(&b, "{");
+  put_slices(&b, slices);
+  put_phases(&b, ph, nph);
+  put_regions(&b, regions);
+  put(&b, "\n }");
+  if (!b.ok) {
+    free(b.s);
+    return NULL;
+  }
+  return b.s;
 }
 
 void pmon__hist_free(void)
 {
+  if (pmon__g.cpu_fd >= 0)
+    close(pmon__g.cpu_fd);
+  pmon__g.cpu_fd = -1;
   free(pmon__g.hist);
   pmon__g.hist = NULL;
   pmon__g.nhist = 0;

@@ -120,6 +120,7 @@ counted(uintptr_t h, int kind, MPI_Count count,
       break;
     }
     c->ticks += t1 - t0;
+    hot->cur_bytes += b;
     if (t1 > hot->cur1)
       hot->cur1 = t1;
     return;

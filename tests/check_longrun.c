@@ -10,12 +10,14 @@
  * (pmon__meter_fold()) with simulated time stamps, so that 48 hours take
  * a few seconds.  Checked:
  *   - the process's resident memory after the first simulated minute and
- *     at the end (with the report's trace built) differ by less than 1 MB;
+ *     at the end (with the report's timeline built) differ by less than
+ *     1 MB;
  *   - the meter's energy is the integral of P within a relative 1e-6, over
  *     a fully covered run;
  *   - the node total's history, whose resolution has halved many times
  *     by then, gives the integral over a few spans within the error of
- *     linear interpolation between its points, and so does the trace.
+ *     linear interpolation between its points, and so does the timeline,
+ *     whose slices' energies add up to the meter's energy.
  * The figures are printed, to be quoted.
  */
 #include "config.h"
@@ -132,6 +134,8 @@ START_TEST(test_48_hours)
   double truth, rel, h, tol, worst = 0;
   volatile double warm = 0;
   json_t *trace, *pw;
+  char *text;
+  double sum = 0;
   size_t nb;
 
   leader();
@@ -165,7 +169,11 @@ START_TEST(test_48_hours)
   }
   t_last = sim_ns;
   rss_end = rss();
-  trace = pmon__hist_trace(PMON_TRACE_DEFAULT);
+  text = pmon__timeline_text(PMON_TIMELINE_DEFAULT, NULL, NULL, 0);
+  ck_assert_ptr_nonnull(text);
+  trace = json_loads(text, 0, NULL);
+  ck_assert_ptr_nonnull(trace);
+  free(text);
   rss_trace = rss();
 
   /* Energy and coverage. */
@@ -182,14 +190,14 @@ START_TEST(test_48_hours)
 
   /* Memory. */
   printf("longrun: resident after 1 min %ld KiB, after %d h %ld KiB "
-         "(%+ld B), with the trace %ld KiB (%+ld B)\n",
+         "(%+ld B), with the timeline %ld KiB (%+ld B)\n",
          rss_min / 1024, HOURS, rss_end / 1024, rss_end - rss_min,
          rss_trace / 1024, rss_trace - rss_min);
   ck_assert_msg(labs(rss_end - rss_min) < 1000000,
                 "resident memory grew by %ld B from 1 min to %d h",
                 rss_end - rss_min, HOURS);
   ck_assert_msg(labs(rss_trace - rss_min) < 1000000,
-                "resident memory grew by %ld B from 1 min to the trace",
+                "resident memory grew by %ld B from 1 min to the timeline",
                 rss_trace - rss_min);
 
   /* The history: its points are HZ readings apart, times a power of two
@@ -222,24 +230,34 @@ START_TEST(test_48_hours)
     }
   }
 
-  /* The trace: each bin's power is its energy over its measured time. */
+  /* The timeline: each slice's power is its energy over its measured
+   * time, and the energies add up. */
   pw = json_object_get(trace, "power_w");
   nb = json_array_size(pw);
-  ck_assert_uint_eq(nb, PMON_TRACE_DEFAULT);
+  ck_assert_uint_eq(nb, PMON_TIMELINE_DEFAULT);
+  ck_assert_int_eq(json_integer_value(json_object_get(trace, "slices")),
+                   PMON_TIMELINE_DEFAULT);
+  for (size_t i = 0; i < nb; i++)
+    sum += json_number_value(
+      json_array_get(json_object_get(trace, "energy_j"), i));
+  printf("longrun: timeline slices add up to %.3f J, the meter %.3f J\n",
+         sum, ms->e[0]);
+  ck_assert_msg(fabs(sum - ms->e[0]) <= 1e-6 * ms->e[0],
+                "slices %.3f J, meter %.3f J", sum, ms->e[0]);
   for (size_t i = 0; i < nb; i++) {
-    double a = json_real_value(json_array_get(json_object_get(trace, "t_s"),
-                                              i));
-    double dt = json_real_value(json_object_get(trace, "dt_s"));
+    double a = json_number_value(json_array_get(json_object_get(trace, "t_s"),
+                                                i));
+    double dt = json_number_value(json_object_get(trace, "dt_s"));
     double want = integral(a, a + dt) / dt;
-    double got = json_real_value(json_array_get(pw, i));
+    double got = json_number_value(json_array_get(pw, i));
 
     if (fabs(got - want) > worst)
       worst = fabs(got - want);
     ck_assert_msg(fabs(got - want) <= tol / dt + 1e-6,
-                  "trace bin %zu: %.6f W, truth %.6f W", i, got, want);
+                  "slice %zu: %.6f W, truth %.6f W", i, got, want);
   }
-  printf("longrun: trace %zu bins of %.1f s, worst %.3g W off\n", nb,
-         json_real_value(json_object_get(trace, "dt_s")), worst);
+  printf("longrun: timeline %zu slices of %.1f s, worst %.3g W off\n", nb,
+         json_number_value(json_object_get(trace, "dt_s")), worst);
   json_decref(trace);
 }
 END_TEST

@@ -12,6 +12,8 @@
  *     --base J        the energy counter's value at start (1000000)
  *     --freeze-at S   at S seconds the controller stops publishing: no
  *                     file changes from then on
+ *     --step-at S     at S seconds the power becomes W (--step-w, required
+ *     --step-w W      with it): the counters go on from where they were
  *     --resume-at S   at S seconds (after --freeze-at) it publishes again:
  *                     the counters jump to where they would be had they
  *                     kept counting, base + WATTS * t
@@ -19,7 +21,8 @@
  * With --freeze-at it prints "frozen NS" when it stops, NS being the
  * CLOCK_MONOTONIC instant of the last values it published, and "resumed
  * NS" with the instant of the first ones after, so that a test knows the
- * span that went unpublished.
+ * span that went unpublished.  With --step-at it prints "step NS", the
+ * CLOCK_MONOTONIC instant from which the power is W.
  *
  * Files are rewritten in place (the library keeps them open), padded with
  * NULs to 64 bytes as sysfs attributes may be.  energy = base + WATTS * t,
@@ -96,6 +99,7 @@ int main(int argc, char **argv)
   double watts, hz = 10, seconds = -1, reset_at = -1, cap_at = -1;
   double base = 1000000, t0, offset = 0, freeze_at = -1, resume_at = -1;
   double t_pub = 0; /* the time of the last values published */
+  double step_at = -1, step_w = -1;
   int frozen = 0;
   uint64_t fresh = 0, tick = 0, startup = 1, generation = 1;
   int ex = 0;
@@ -104,7 +108,8 @@ int main(int argc, char **argv)
   if (argc < 3) {
     fprintf(stderr, "usage: pmfeed DIR WATTS [--hz N] [--ex] [--seconds S] "
                     "[--reset-at S] [--cap-at S] [--base J] "
-                    "[--freeze-at S] [--resume-at S]\n");
+                    "[--freeze-at S] [--resume-at S] "
+                    "[--step-at S --step-w W]\n");
     return 2;
   }
   dir = argv[1];
@@ -126,10 +131,18 @@ int main(int argc, char **argv)
       freeze_at = atof(argv[++i]);
     else if (i + 1 < argc && strcmp(argv[i], "--resume-at") == 0)
       resume_at = atof(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--step-at") == 0)
+      step_at = atof(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--step-w") == 0)
+      step_w = atof(argv[++i]);
     else {
       fprintf(stderr, "pmfeed: unknown argument %s\n", argv[i]);
       return 2;
     }
+  }
+  if ((step_at >= 0) != (step_w >= 0)) {
+    fprintf(stderr, "pmfeed: --step-at and --step-w go together\n");
+    return 2;
   }
   mkdir(dir, 0755);
   signal(SIGTERM, stop);
@@ -160,6 +173,14 @@ int main(int argc, char **argv)
       startup++;
       put_u64(dir, "startup", startup, NULL, 0);
       reset_at = -1;
+    }
+    if (step_at >= 0 && t >= step_at) {
+      /* base + offset + watts * t, continuous at step_at */
+      offset += (watts - step_w) * step_at;
+      watts = step_w;
+      printf("step %.0f\n", (t0 + step_at) * 1e9);
+      fflush(stdout);
+      step_at = -1;
     }
     if (cap_at >= 0 && t >= cap_at) {
       generation++;

@@ -34,7 +34,7 @@
 
 /* The newest report format version this reader knows.  Every older version
  * is read; newer ones are refused (pmon-report(5), "Versions"). */
-#define FORMAT_VERSION 2
+#define FORMAT_VERSION 3
 
 /* Room for one formatted table cell, and the most columns of a table. */
 #define CELL_MAX 64
