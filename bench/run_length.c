@@ -5,8 +5,9 @@
  * time stamps (pmon__meter_fold(), as tests/check_longrun does), and at
  * 1 minute, 1, 12 and 48 hours the process's resident memory, the node
  * history's points and the time a reading costs; at the end the size of
- * the PMON_TRACE series of the whole run (1000 points whatever its
- * length), built last so that its memory is not in the figures.  The baseline, measured first in the same run,
+ * the node's timeline of the whole run (PMON_TIMELINE, 512 slices
+ * whatever its length, without CPU use here), built last so that its
+ * memory is not in the figures.  The baseline, measured first in the same run,
  * is the loop without pmon: the simulated driver's read alone.
  */
 #include "config.h"
@@ -163,13 +164,11 @@ int main(void)
     prev_h = marks_h[i];
   }
   {
-    json_t *trace = pmon__hist_trace(PMON_TRACE_DEFAULT);
-    char *s = json_dumps(trace, JSON_COMPACT);
+    char *s = pmon__timeline_text(PMON_TIMELINE_DEFAULT, NULL, NULL, 0);
 
-    printf("run_length: the trace of the %.0f hours: %zu bytes of JSON\n",
+    printf("run_length: the timeline of the %.0f hours: %zu bytes of JSON\n",
            prev_h, s != NULL ? strlen(s) : 0);
     free(s);
-    json_decref(trace);
   }
   printf("run_length: a reading costs %.2f times the read alone; k(RSS) is "
          "the growth exponent of resident memory against the run's length "

@@ -258,7 +258,7 @@ json_t *pmon__node_record(json_t *ranks, const struct pmon_rtab *regions)
                                   (json_int_t)t_last));
   if (rec != NULL) {
     json_object_set_new(rec, "coverage", coverage_json());
-    /* The timeline travels as text, a tenth of its size as JSON values,
+    /* The timeline travels as text, a fifth of its size as JSON values,
      * and write_doc() writes it in place. */
     if (g->timeline > 0) {
       const uint64_t(*ph)[3];
