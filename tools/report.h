@@ -1,0 +1,169 @@
+/*
+ * report.h - what the files of pmon-report(1) share: a report as read
+ * (report-load.c), and the outputs that print it: text and CSV tables
+ * (report-text.c).  pmon-report.c holds the command line and the JSON
+ * output.
+ */
+#ifndef PMON_REPORT_H
+#define PMON_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#define PROG "pmon-report"
+
+/* The newest report format version this reader knows.  Every older version
+ * is read; newer ones are refused (pmon-report(5), "Versions"). */
+#define FORMAT_VERSION 2
+
+/* Room for one formatted table cell, and the most columns of a table. */
+#define CELL_MAX 64
+#define MAX_COLS 24
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifdef __GNUC__
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+/* Sections of the text and CSV output, as bits of a mask: bit i is the
+ * i-th name of --section (pmon-report.c). */
+enum {
+  SEC_SUMMARY = 1, SEC_NODES = 2, SEC_REGIONS = 4, SEC_EVENTS = 8, SEC_IO = 16
+};
+#define SEC_ALL (SEC_SUMMARY | SEC_NODES | SEC_REGIONS | SEC_EVENTS | SEC_IO)
+
+/*
+ * A report as read.  Strings point into root and live as long as it does.
+ * A figure that is null or absent in the file is NAN here, a string NULL,
+ * a boolean -1 (absent), 0 or 1.  Integers are kept as doubles, which hold
+ * them exactly up to 2^53, so that one formatter serves every figure.
+ */
+struct job {
+  const char *id, *id_source, *start, *end;
+  double ranks, nodes, wall_s;
+  int mpi;
+  double region_names_limit, region_names_folded; /* NAN before version 2 */
+};
+
+struct meter {
+  const char *driver, *spec, *kind;
+  int estimated;
+  double interval_s;
+};
+
+struct channel {
+  const char *name;
+  int total;
+  size_t meter; /* Index in report.meters. */
+};
+
+struct event {
+  const char *node; /* The name of the node it happened on. */
+  double t_s;
+  const char *meter, *type, *detail;
+};
+
+/* The MPI-IO figures of one node (its "io" key); all NAN when it has none. */
+struct nodeio {
+  double bytes_read, bytes_written, reads, writes, meta_ops, ops, errors;
+  double time_s, phases, phase_time_s, energy_j, power_w, gap_s;
+};
+
+struct node {
+  const char *name, *total_from, *covers;
+  double ranks, energy_j, wall_s, power_w;
+  int estimated;
+  double nevents;
+  struct nodeio io;
+};
+
+struct region {
+  const char *name;
+  double count, time_s, energy_j, power_w, unclosed;
+  double coverage; /* Share of its time measured, 0 to 1; NAN if absent. */
+  double share;  /* Percent of the job's energy, NAN when unknown. */
+  size_t index;  /* Position in the file, to keep sorting stable. */
+};
+
+/* One element of io.files: the calls on one file over the whole job. */
+struct iofile {
+  const char *name;
+  double bytes_read, bytes_written, reads, writes, meta_ops, ops, time_s;
+  double ranks;
+};
+
+/* The job's MPI-IO figures (the top-level "io" key). */
+struct io {
+  double gap_s, bytes_read, bytes_written, reads, writes, meta_ops, ops;
+  double errors, time_s, phases, phase_time_s, energy_j, power_w;
+  double mb_per_s, mb_per_j, mb_per_s_per_w, j_per_byte;
+  int estimated;
+  double nodes_without_energy, files_omitted;
+  struct iofile *files;
+  size_t nfiles;
+};
+
+struct nodestat {
+  const char *label;
+  double min, max, mean, stddev;
+};
+
+struct report {
+  json_t *root;
+  long long version;
+  const char *pmon_version;
+  struct job job;
+  double energy_j, power_w;
+  int estimated;
+  const char *covers; /* What the energy covers: "node", "cpu+memory"... */
+  struct meter *meters;
+  struct channel *channels;
+  struct node *nodes;
+  struct event *events;
+  struct region *regions;
+  size_t nmeters, nchannels, nnodes, nevents, nregions;
+  struct nodestat stats[2]; /* Node energy, node power. */
+  int has_io;               /* Whether the job or a node has an io key. */
+  struct io io;             /* All NAN when the job has no io key. */
+};
+
+/* ---- report-load.c ----------------------------------------------------- */
+
+/* Allocates zeroed memory for n elements of size sz (n may be 0); ends the
+ * program when memory is exhausted. */
+void *report_xcalloc(size_t n, size_t sz);
+
+/* Prints "pmon-report: NAME: MSG" on stderr, after whatever stdout holds so
+ * that the two streams stay in order on one terminal. */
+void report_file_error(const char *name, const char *msg);
+
+/* Loads and checks the report at path ("-" is standard input; shown as
+ * name) into *r, which the caller then releases with report_free().
+ * Returns 0, or -1 after printing one error line; *r then holds nothing. */
+int report_open(const char *path, const char *name, struct report *r);
+
+/* Releases what report_open() gave r and zeroes it. */
+void report_free(struct report *r);
+
+/* ---- report-text.c ----------------------------------------------------- */
+
+/* Prints the selected sections (SEC_* bits) of r as text, a blank line
+ * between them.  The estimate note is printed even when the summary is not;
+ * asked holds the sections that --section named, for which a report
+ * without their figures says why. */
+void report_text(FILE *out, const struct report *r, unsigned sections,
+                 unsigned asked);
+
+/* Prints the CSV tables of the selected sections of r, each after a line
+ * "# NAME"; the summary has no CSV form. */
+void report_csv(FILE *out, const struct report *r, unsigned sections);
+
+/* Why r has no MPI-IO figures, in a few words. */
+const char *report_no_io_reason(const struct report *r);
+
+#endif /* PMON_REPORT_H */
