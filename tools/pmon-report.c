@@ -37,7 +37,7 @@ enum output { OUT_TEXT, OUT_CSV, OUT_JSON };
 
 /* The names of --section: name i is the SEC_* bit 1 << i (report.h). */
 static const char *const section_names[] = {"summary", "nodes", "regions",
-                                            "events", "io"};
+                                            "events", "io", "timeline"};
 
 /* The command line, once parsed: the program's only settings. */
 struct options {
@@ -104,11 +104,11 @@ static void usage(FILE *out) {
         "tables, CSV or JSON.  A FILE of - is standard input.\n"
         "\n"
         "  -c, --csv            print CSV tables: nodes, regions, events,\n"
-        "                       io, io_nodes, io_files\n"
+        "                       io, io_nodes, io_files, timeline\n"
         "  -j, --json           print each report as indented JSON\n"
         "  -s, --section=LIST   print only the sections in LIST, a comma-\n"
         "                       separated list of summary, nodes, regions,\n"
-        "                       events, io (default: all)\n"
+        "                       events, io, timeline (default: all)\n"
         "  -h, --help           print this help and exit\n"
         "  -V, --version        print the version and exit\n"
         "\n"
@@ -142,7 +142,8 @@ static int parse_sections(const char *list, unsigned *out) {
       i++;
     if (i == COUNT_OF(section_names))
       return usage_error("--section: unknown section '%.*s' (choose from "
-                         "summary, nodes, regions, events, io)", (int)len, p);
+                         "summary, nodes, regions, events, io, timeline)",
+                         (int)len, p);
     *out |= 1u << i;
     if (p[len] == '\0')
       return 0;
@@ -206,6 +207,7 @@ int main(int argc, char **argv) {
   for (int i = optind; i < argc; i++) {
     const char *name = strcmp(argv[i], "-") ? argv[i] : "(standard input)";
     struct report r;
+    char why[96];
     if (report_open(argv[i], name, &r)) {
       status = 1;
       continue;
@@ -223,6 +225,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, PROG ": %s: no MPI-IO calls recorded: %s%s\n", name,
                 report_no_io_reason(&r),
                 r.job.mpi == 0 ? "" : " (pmon-run(1), pmon-mpiio(7))");
+      if ((opt.asked & SEC_TIMELINE) && r.timelines == 0)
+        fprintf(stderr, PROG ": %s: timeline %s\n", name,
+                report_no_timeline(&r, NULL, why));
     } else
       report_text(stdout, &r, opt.sections, opt.asked);
     shown++;

@@ -139,6 +139,8 @@ static const struct field node_fields[] = {
   FIELD(struct node, energy_j, K_NUM),  FIELD(struct node, wall_s, K_NUM),
   FIELD(struct node, power_w, K_NUM),   FIELD(struct node, estimated, K_BOOL),
   FIELD(struct node, total_from, K_STR), FIELD(struct node, covers, K_STR),
+  FIELD(struct node, total_how, K_STR),
+  FIELD(struct node, energy_coverage, K_NUM),
 };
 
 static const struct field event_fields[] = {
@@ -188,6 +190,21 @@ static const struct field nodeio_fields[] = {
   FIELD(struct nodeio, phase_time_s, K_NUM),
   FIELD(struct nodeio, energy_j, K_NUM),
   FIELD(struct nodeio, power_w, K_NUM), FIELD(struct nodeio, gap_s, K_NUM),
+};
+
+static const struct field timeline_fields[] = {
+  FIELD(struct timeline, dt_s, K_NUM),
+  FIELD(struct timeline, regions_omitted, K_COUNT),
+};
+
+static const struct field between_fields[] = {
+  FIELD(struct tlphase, start_s, K_NUM), FIELD(struct tlphase, end_s, K_NUM),
+  FIELD(struct tlphase, bytes, K_COUNT),
+};
+
+static const struct field tlregion_fields[] = {
+  FIELD(struct tlregion, name, K_STR),  FIELD(struct tlregion, rank, K_COUNT),
+  FIELD(struct tlregion, count, K_COUNT),
 };
 
 static const struct field stat_fields[] = {
@@ -316,6 +333,195 @@ static int load_io(struct reader *rd, struct report *r, json_t *nodes) {
   return 0;
 }
 
+/* ---- Timelines (format 3) ---------------------------------------------- */
+
+/* Stores in out[i] the n elements of the array key of tl (a number, or NAN
+ * for null); all NAN when the array is absent.  where is tl's path. */
+static int load_slices(struct reader *rd, json_t *tl, const char *where,
+                       const char *key, size_t n, double *out) {
+  char path[96];
+  json_t *arr, *v;
+
+  if (get_child(rd, tl, where, key, JSON_ARRAY, &arr))
+    return -1;
+  snprintf(path, sizeof path, "%s.%s", where, key);
+  if (arr != NULL && json_array_size(arr) != n)
+    return fail(rd, "bad report: %s: expected %zu elements (slices), found "
+                "%zu", path, n, json_array_size(arr));
+  for (size_t i = 0; i < n; i++) {
+    v = json_array_get(arr, i); /* NULL when arr is */
+    if (v != NULL && !json_is_null(v) && !json_is_number(v)) {
+      snprintf(path, sizeof path, "%s.%s[%zu]", where, key, i);
+      return wrong(rd, path, "", "a number or null", v);
+    }
+    out[i] = json_is_number(v) ? json_number_value(v) : NAN;
+  }
+  return 0;
+}
+
+/* Stores into out the [begin_s, end_s] pair at key of obj (whose path is
+ * where): two numbers, or NAN twice when it is null or absent. */
+static int load_span(struct reader *rd, json_t *obj, const char *where,
+                     const char *key, double out[2]) {
+  json_t *a = lookup(obj, key), *b, *e;
+
+  out[0] = out[1] = NAN;
+  if (a == NULL)
+    return 0;
+  b = json_array_get(a, 0);
+  e = json_array_get(a, 1);
+  if (!json_is_array(a) || json_array_size(a) != 2 || !json_is_number(b) ||
+      !json_is_number(e))
+    return wrong(rd, where, key, "[begin_s, end_s]", a);
+  out[0] = json_number_value(b);
+  out[1] = json_number_value(e);
+  return 0;
+}
+
+/* Checks the I/O phases of timeline tl (whose path is where) and stores
+ * them into t. */
+static int load_phases(struct reader *rd, json_t *tl, const char *where,
+                       struct timeline *t) {
+  char path[96];
+  json_t *arr, *ph, *between;
+
+  if (get_child(rd, tl, where, "io_phases", JSON_ARRAY, &arr) ||
+      get_child(rd, tl, where, "io_phases_between", JSON_OBJECT, &between))
+    return -1;
+  t->nphases = json_array_size(arr);
+  t->phases = report_xcalloc(t->nphases, sizeof *t->phases);
+  for (size_t i = 0; i < t->nphases; i++) {
+    json_t *a, *b, *n;
+    ph = json_array_get(arr, i);
+    a = json_array_get(ph, 0);
+    b = json_array_get(ph, 1);
+    n = json_array_get(ph, 2);
+    snprintf(path, sizeof path, "%s.io_phases[%zu]", where, i);
+    if (!json_is_array(ph) || json_array_size(ph) != 3 ||
+        !json_is_number(a) || !json_is_number(b) ||
+        !(json_is_null(n) ||
+          (json_is_integer(n) && json_integer_value(n) >= 0)))
+      return wrong(rd, path, "", "[start_s, end_s, bytes]", ph);
+    t->phases[i].start_s = json_number_value(a);
+    t->phases[i].end_s = json_number_value(b);
+    t->phases[i].bytes = json_is_null(n) ? NAN : json_number_value(n);
+  }
+  snprintf(path, sizeof path, "%s.io_phases_between", where);
+  t->between_count = NAN;
+  if (LOAD_FIELDS(rd, between, path, between_fields, &t->between))
+    return -1;
+  if (between != NULL) {
+    json_t *c = lookup(between, "count");
+    if (!json_is_integer(c) || json_integer_value(c) < 0)
+      return wrong(rd, path, "count", "a non-negative integer", c);
+    t->between_count = json_number_value(c);
+  }
+  return 0;
+}
+
+/* Checks the region spans of timeline tl (whose path is where) and stores
+ * them into t. */
+static int load_spans(struct reader *rd, json_t *tl, const char *where,
+                      struct timeline *t) {
+  char path[96], item[128];
+  json_t *arr;
+
+  if (get_child(rd, tl, where, "regions", JSON_ARRAY, &arr))
+    return -1;
+  snprintf(path, sizeof path, "%s.regions", where);
+  t->nregions = json_array_size(arr);
+  t->regions = report_xcalloc(t->nregions, sizeof *t->regions);
+  if (LOAD_LIST(rd, arr, path, tlregion_fields, t->regions))
+    return -1;
+  for (size_t i = 0; i < t->nregions; i++) {
+    json_t *o = json_array_get(arr, i);
+    snprintf(item, sizeof item, "%s[%zu]", path, i);
+    if (load_span(rd, o, item, "first", t->regions[i].first) ||
+        load_span(rd, o, item, "last", t->regions[i].last))
+      return -1;
+  }
+  return 0;
+}
+
+/* The width of a slice of t to draw with: dt_s as written or, when it is
+ * null, the distance of the first two starts, or the node's wall time
+ * over the slices. */
+static double slice_step(const struct timeline *t, double wall_s) {
+  if (t->dt_s > 0)
+    return t->dt_s;
+  if (t->n > 1 && t->t_s[1] > t->t_s[0])
+    return t->t_s[1] - t->t_s[0];
+  if (t->n > 0 && wall_s > 0)
+    return wall_s / (double)t->n;
+  return NAN;
+}
+
+/* Checks nodes[i].timeline and fills r->nodes[i].tl.  A timeline that is
+ * null or absent (format 1 and 2, PMON_TIMELINE=0) is not an error. */
+static int load_timeline(struct reader *rd, struct report *r, json_t *nodes,
+                         size_t i) {
+  struct timeline *t = &r->nodes[i].tl;
+  char where[64];
+  json_t *tl, *v;
+
+  snprintf(where, sizeof where, "nodes[%zu]", i);
+  if (get_child(rd, json_array_get(nodes, i), where, "timeline", JSON_OBJECT,
+                &tl))
+    return -1;
+  t->dt_s = t->step_s = t->between_count = t->regions_omitted = NAN;
+  if (tl == NULL)
+    return 0;
+  snprintf(where, sizeof where, "nodes[%zu].timeline", i);
+  t->present = 1;
+  if (LOAD_FIELDS(rd, tl, where, timeline_fields, t))
+    return -1;
+  /* The slices are as many as t_s has; "slices" must agree. */
+  if ((v = lookup(tl, "slices")) != NULL &&
+      (!json_is_integer(v) || json_integer_value(v) < 0))
+    return wrong(rd, where, "slices", "a non-negative integer", v);
+  if (get_child(rd, tl, where, "t_s", JSON_ARRAY, &v))
+    return -1;
+  t->n = json_array_size(v);
+  if ((v = lookup(tl, "slices")) != NULL &&
+      (json_int_t)t->n != json_integer_value(v))
+    return fail(rd, "bad report: %s.t_s: expected %" JSON_INTEGER_FORMAT
+                " elements (slices), found %zu", where,
+                json_integer_value(v), t->n);
+  t->t_s = report_xcalloc(4 * t->n, sizeof *t->t_s);
+  t->power_w = t->t_s + t->n;
+  t->energy_j = t->power_w + t->n;
+  t->cpu_util = t->energy_j + t->n;
+  if (load_slices(rd, tl, where, "t_s", t->n, t->t_s) ||
+      load_slices(rd, tl, where, "power_w", t->n, t->power_w) ||
+      load_slices(rd, tl, where, "energy_j", t->n, t->energy_j) ||
+      load_slices(rd, tl, where, "cpu_util", t->n, t->cpu_util) ||
+      load_phases(rd, tl, where, t) || load_spans(rd, tl, where, t))
+    return -1;
+  t->step_s = slice_step(t, r->nodes[i].wall_s);
+  r->timelines += t->n > 0;
+  return 0;
+}
+
+const char *report_no_timeline(const struct report *r, const struct node *n,
+                               char buf[96]) {
+  if (n == NULL && r->timelines > 0)
+    return NULL;
+  if (n == NULL && r->nnodes == 0)
+    return "missing (the report has no nodes)";
+  if (n == NULL) /* Say why for the first node: nearly always all agree. */
+    n = &r->nodes[0];
+  if (n->tl.n > 0)
+    return NULL;
+  if (n->tl.present)
+    return "empty (the node measured nothing)";
+  if (r->version < 3) {
+    snprintf(buf, 96, "missing (report format %lld, written before "
+             "timelines)", r->version);
+    return buf;
+  }
+  return "missing (the job ran with PMON_TIMELINE=0)";
+}
+
 /* Checks the document of r->root and fills the rest of r from it. */
 static int load_report(struct reader *rd, struct report *r) {
   static const char *const stat_keys[2] = {"node_energy_j", "node_power_w"};
@@ -334,7 +540,8 @@ static int load_report(struct reader *rd, struct report *r) {
 
   r->nmeters = json_array_size(meters);
   r->meters = report_xcalloc(r->nmeters, sizeof *r->meters);
-  r->channels = report_xcalloc(count_inner(meters, "channels"), sizeof *r->channels);
+  r->channels =
+    report_xcalloc(count_inner(meters, "channels"), sizeof *r->channels);
   if (LOAD_LIST(rd, meters, "meters", meter_fields, r->meters))
     return -1;
   for (size_t i = 0; i < r->nmeters; i++) {
@@ -363,6 +570,8 @@ static int load_report(struct reader *rd, struct report *r) {
     r->nevents += json_array_size(arr);
     if (r->nodes[i].estimated > 0)
       r->estimated = 1; /* Say so even if the writer forgot to. */
+    if (load_timeline(rd, r, nodes, i))
+      return -1;
   }
 
   r->nregions = json_array_size(regions);
@@ -386,6 +595,11 @@ static int load_report(struct reader *rd, struct report *r) {
 }
 
 void report_free(struct report *r) {
+  for (size_t i = 0; r->nodes != NULL && i < r->nnodes; i++) {
+    free(r->nodes[i].tl.t_s);
+    free(r->nodes[i].tl.phases);
+    free(r->nodes[i].tl.regions);
+  }
   json_decref(r->root);
   free(r->meters);
   free(r->channels);

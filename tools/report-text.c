@@ -120,6 +120,39 @@ static const struct column iofile_cols[] = {
   COL("ranks", "ranks", struct iofile, ranks, C_NUM, 0),
 };
 
+/* A node's timeline in a few figures: one row of the text output. */
+struct tlsum {
+  const char *node;
+  double slices, dt_s, unmeasured, peak_w, peak_at_s, cpu, io_phases;
+  double regions;
+};
+
+static const struct column tlsum_cols[] = {
+  COL("node", NULL, struct tlsum, node, C_STR, 0),
+  COL("slices", NULL, struct tlsum, slices, C_NUM, 0),
+  COL("dt_s", NULL, struct tlsum, dt_s, C_NUM, 3),
+  COL("unmeasured", NULL, struct tlsum, unmeasured, C_NUM, 0),
+  COL("peak_w", NULL, struct tlsum, peak_w, C_NUM, 1),
+  COL("peak_at_s", NULL, struct tlsum, peak_at_s, C_NUM, 3),
+  COL("cpu_util", NULL, struct tlsum, cpu, C_PCT, 1),
+  COL("io_phases", NULL, struct tlsum, io_phases, C_NUM, 0),
+  COL("regions", NULL, struct tlsum, regions, C_NUM, 0),
+};
+
+/* One slice of a node's timeline: one row of the CSV output. */
+struct tlslice {
+  const char *node;
+  double t_s, power_w, energy_j, cpu_util;
+};
+
+static const struct column tlslice_cols[] = {
+  COL(NULL, "node", struct tlslice, node, C_STR, 0),
+  COL(NULL, "t_s", struct tlslice, t_s, C_NUM, 0),
+  COL(NULL, "power_w", struct tlslice, power_w, C_NUM, 0),
+  COL(NULL, "energy_j", struct tlslice, energy_j, C_NUM, 0),
+  COL(NULL, "cpu_util", struct tlslice, cpu_util, C_NUM, 0),
+};
+
 static const struct column stat_cols[] = {
   COL("per node", "stat", struct nodestat, label, C_STR, 0),
   COL("min", "min", struct nodestat, min, C_NUM, 1),
@@ -469,6 +502,88 @@ static void print_no_io(FILE *out, const struct report *r) {
         out);
 }
 
+/* Fills *row with the figures of node n's timeline: its slices and their
+ * width, the slices without a power figure, the highest power and when it
+ * began, the mean CPU use in percent, the I/O phases (listed or not) and
+ * the regions; all NAN when it has none. */
+static void sum_timeline(const struct node *n, struct tlsum *row) {
+  const struct timeline *t = &n->tl;
+  double cpu = 0, ncpu = 0;
+
+  row->node = n->name;
+  row->slices = row->dt_s = row->unmeasured = row->peak_w = NAN;
+  row->peak_at_s = row->cpu = row->io_phases = row->regions = NAN;
+  if (!t->present)
+    return;
+  row->slices = (double)t->n;
+  row->dt_s = t->dt_s;
+  row->unmeasured = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    if (isnan(t->power_w[i]))
+      row->unmeasured++;
+    else if (isnan(row->peak_w) || t->power_w[i] > row->peak_w) {
+      row->peak_w = t->power_w[i];
+      row->peak_at_s = t->t_s[i];
+    }
+    if (!isnan(t->cpu_util[i])) {
+      cpu += t->cpu_util[i];
+      ncpu++;
+    }
+  }
+  row->cpu = ncpu > 0 ? 100 * cpu / ncpu : NAN;
+  row->io_phases = (double)t->nphases +
+                   (isnan(t->between_count) ? 0 : t->between_count);
+  row->regions = (double)t->nregions +
+                 (isnan(t->regions_omitted) ? 0 : t->regions_omitted);
+}
+
+/* Prints the timeline section: a row of figures per node, and a note for
+ * the nodes without a timeline, or one line when no node has one. */
+static void print_timeline(FILE *out, const struct report *r) {
+  struct tlsum *rows = report_xcalloc(r->nnodes, sizeof *rows);
+  const char *why = NULL;
+  size_t without = 0;
+  char buf[96];
+
+  if (r->timelines == 0) {
+    fprintf(out, "%-12s%s\n", "timeline:", report_no_timeline(r, NULL, buf));
+    free(rows);
+    return;
+  }
+  for (size_t i = 0; i < r->nnodes; i++) {
+    sum_timeline(&r->nodes[i], &rows[i]);
+    if (r->nodes[i].tl.n == 0 && without++ == 0)
+      why = report_no_timeline(r, &r->nodes[i], buf);
+  }
+  TEXT_TABLE(out, tlsum_cols, rows, r->nnodes);
+  if (without > 0)
+    fprintf(out, "note: %zu node%s without a timeline: timeline %s\n",
+            without, without == 1 ? "" : "s", why);
+  free(rows);
+}
+
+/* Prints the CSV table of the slices of every node's timeline. */
+static void print_slices(FILE *out, const struct report *r) {
+  size_t total = 0, k = 0;
+  struct tlslice *rows;
+
+  for (size_t i = 0; i < r->nnodes; i++)
+    total += r->nodes[i].tl.n;
+  rows = report_xcalloc(total, sizeof *rows);
+  for (size_t i = 0; i < r->nnodes; i++) {
+    const struct timeline *t = &r->nodes[i].tl;
+    for (size_t j = 0; j < t->n; j++, k++) {
+      rows[k].node = r->nodes[i].name;
+      rows[k].t_s = t->t_s[j];
+      rows[k].power_w = t->power_w[j];
+      rows[k].energy_j = t->energy_j[j];
+      rows[k].cpu_util = t->cpu_util[j];
+    }
+  }
+  CSV_TABLE(out, "timeline", tlslice_cols, rows, total);
+  free(rows);
+}
+
 /* Prints the selected sections of r as text, a blank line between them.
  * The estimate note is printed even when the summary is not; ASKED holds
  * the sections that --section named. */
@@ -521,12 +636,21 @@ void report_text(FILE *out, const struct report *r, unsigned sections,
   } else if (asked & SEC_IO) {
     fputs(gap, out);
     print_no_io(out, r);
+    gap = "\n";
+  }
+  /* Like the I/O, a report without timelines (format 1 and 2) says so
+   * only when asked. */
+  if ((sections & SEC_TIMELINE) && (r->timelines > 0 ||
+                                    (asked & SEC_TIMELINE))) {
+    fputs(gap, out);
+    print_timeline(out, r);
   }
 }
 
-/* Prints the nodes, regions (in file order), events and, when the report
- * has I/O figures, io, io_nodes and io_files blocks that sections selects;
- * the summary has no CSV form. */
+/* Prints the nodes, regions (in file order), events, when the report has
+ * I/O figures the io, io_nodes and io_files blocks, and when it has
+ * timelines the timeline block, that sections selects; the summary has no
+ * CSV form. */
 void report_csv(FILE *out, const struct report *r, unsigned sections) {
   if (sections & SEC_NODES)
     CSV_TABLE(out, "nodes", node_cols, r->nodes, r->nnodes);
@@ -539,4 +663,6 @@ void report_csv(FILE *out, const struct report *r, unsigned sections) {
     CSV_TABLE(out, "io_nodes", nodeio_cols, r->nodes, r->nnodes);
     CSV_TABLE(out, "io_files", iofile_cols, r->io.files, r->io.nfiles);
   }
+  if ((sections & SEC_TIMELINE) && r->timelines > 0)
+    print_slices(out, r);
 }

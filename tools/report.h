@@ -16,7 +16,7 @@
 
 /* The newest report format version this reader knows.  Every older version
  * is read; newer ones are refused (pmon-report(5), "Versions"). */
-#define FORMAT_VERSION 2
+#define FORMAT_VERSION 3
 
 /* Room for one formatted table cell, and the most columns of a table. */
 #define CELL_MAX 64
@@ -33,9 +33,11 @@
 /* Sections of the text and CSV output, as bits of a mask: bit i is the
  * i-th name of --section (pmon-report.c). */
 enum {
-  SEC_SUMMARY = 1, SEC_NODES = 2, SEC_REGIONS = 4, SEC_EVENTS = 8, SEC_IO = 16
+  SEC_SUMMARY = 1, SEC_NODES = 2, SEC_REGIONS = 4, SEC_EVENTS = 8,
+  SEC_IO = 16, SEC_TIMELINE = 32
 };
-#define SEC_ALL (SEC_SUMMARY | SEC_NODES | SEC_REGIONS | SEC_EVENTS | SEC_IO)
+#define SEC_ALL                                                              \
+  (SEC_SUMMARY | SEC_NODES | SEC_REGIONS | SEC_EVENTS | SEC_IO | SEC_TIMELINE)
 
 /*
  * A report as read.  Strings point into root and live as long as it does.
@@ -74,12 +76,49 @@ struct nodeio {
   double time_s, phases, phase_time_s, energy_j, power_w, gap_s;
 };
 
+/* One I/O phase of a node's timeline: [start_s, end_s, bytes]. */
+struct tlphase {
+  double start_s, end_s, bytes;
+};
+
+/* A region of a node's timeline: the pairs its measuring rank completed,
+ * the first and the last as [begin_s, end_s] (NAN when it has none). */
+struct tlregion {
+  const char *name;
+  double rank, count;
+  double first[2], last[2];
+};
+
+/*
+ * A node's timeline (nodes[].timeline, format version 3): its run cut into
+ * n equal slices, and the spans of its I/O phases and regions.  present is
+ * 0 when the key is null or absent (format 1 and 2, or PMON_TIMELINE=0);
+ * every member is then 0 or NAN.
+ */
+struct timeline {
+  int present;
+  size_t n;                     /* Slices. */
+  double dt_s;                  /* As written; NAN when null. */
+  double step_s;                /* The slice width to draw with: dt_s, or
+                                   a guess from t_s or wall_s; NAN if none. */
+  double *t_s, *power_w, *energy_j, *cpu_util; /* n each, NAN for null. */
+  struct tlphase *phases;       /* The phases listed. */
+  size_t nphases;
+  struct tlphase between;       /* The span of the phases not listed. */
+  double between_count;         /* How many; NAN when every one is listed. */
+  struct tlregion *regions;
+  size_t nregions;
+  double regions_omitted;
+};
+
 struct node {
-  const char *name, *total_from, *covers;
+  const char *name, *total_from, *covers, *total_how;
   double ranks, energy_j, wall_s, power_w;
+  double energy_coverage; /* The least share of the run measured, 0 to 1. */
   int estimated;
   double nevents;
   struct nodeio io;
+  struct timeline tl;
 };
 
 struct region {
@@ -130,6 +169,7 @@ struct report {
   struct nodestat stats[2]; /* Node energy, node power. */
   int has_io;               /* Whether the job or a node has an io key. */
   struct io io;             /* All NAN when the job has no io key. */
+  size_t timelines;         /* Nodes whose timeline has slices. */
 };
 
 /* ---- report-load.c ----------------------------------------------------- */
@@ -149,6 +189,13 @@ int report_open(const char *path, const char *name, struct report *r);
 
 /* Releases what report_open() gave r and zeroes it. */
 void report_free(struct report *r);
+
+/* Why node n of r (or, for n NULL, every node of r) has no timeline to
+ * draw, to follow the word "timeline", in a static string or written into
+ * buf: "missing (report format 2, written before timelines)"; NULL when it
+ * has one (for n NULL: when one node at least has one). */
+const char *report_no_timeline(const struct report *r, const struct node *n,
+                               char buf[96]);
 
 /* ---- report-text.c ----------------------------------------------------- */
 
