@@ -12,7 +12,9 @@
  * could not be written), 2 on a usage error.
  *
  * This file holds the command line and the JSON output; report-load.c reads
- * and checks a report, report-text.c prints it as text or CSV (report.h).
+ * and checks a report, report-text.c prints it as text or CSV,
+ * report-svg.c draws its power over time, report-html.c makes a web page
+ * of several, and report-xml.c holds what those two share (report.h).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -33,7 +35,7 @@
 #define PACKAGE_VERSION "unknown"
 #endif
 
-enum output { OUT_TEXT, OUT_CSV, OUT_JSON };
+enum output { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_SVG, OUT_HTML };
 
 /* The names of --section: name i is the SEC_* bit 1 << i (report.h). */
 static const char *const section_names[] = {"summary", "nodes", "regions",
@@ -44,6 +46,7 @@ struct options {
   enum output output;
   unsigned sections; /* SEC_* bits. */
   unsigned asked;    /* The SEC_* bits that --section named. */
+  const char *file;  /* The file that --svg or --html writes. */
 };
 
 /* ---- JSON output ------------------------------------------------------- */
@@ -101,11 +104,17 @@ static int print_json(FILE *out, const struct report *r, const char *name) {
 static void usage(FILE *out) {
   fputs("Usage: " PROG " [OPTION]... FILE...\n"
         "Print the energy reports FILE... that pmon jobs wrote, as text\n"
-        "tables, CSV or JSON.  A FILE of - is standard input.\n"
+        "tables, CSV or JSON, or draw them as a web page or a picture.\n"
+        "A FILE of - is standard input.\n"
         "\n"
         "  -c, --csv            print CSV tables: nodes, regions, events,\n"
         "                       io, io_nodes, io_files, timeline\n"
         "  -j, --json           print each report as indented JSON\n"
+        "  -H, --html=PAGE      write one self-contained HTML page of every\n"
+        "                       FILE to PAGE (- for standard output)\n"
+        "      --svg=PICTURE    draw the power over time of one FILE as an\n"
+        "                       SVG picture in PICTURE (- for standard\n"
+        "                       output)\n"
         "  -s, --section=LIST   print only the sections in LIST, a comma-\n"
         "                       separated list of summary, nodes, regions,\n"
         "                       events, io, timeline (default: all)\n"
@@ -157,18 +166,22 @@ static int parse_args(int argc, char **argv, struct options *opt) {
   static const struct option longopts[] = {
     {"csv", no_argument, NULL, 'c'},
     {"json", no_argument, NULL, 'j'},
+    {"html", required_argument, NULL, 'H'},
+    {"svg", required_argument, NULL, 'G'},
     {"section", required_argument, NULL, 's'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
   };
-  int c, csv = 0, json = 0;
+  int c, csv = 0, json = 0, html = 0, svg = 0;
 
   opterr = 0; /* Our messages name the program, not argv[0]. */
-  while ((c = getopt_long(argc, argv, ":cjs:hV", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":cjH:s:hV", longopts, NULL)) != -1) {
     switch (c) {
     case 'c': csv = 1; break;
     case 'j': json = 1; break;
+    case 'H': html = 1; opt->file = optarg; break;
+    case 'G': svg = 1; opt->file = optarg; break;
     case 's':
       if (parse_sections(optarg, &opt->sections))
         return 2;
@@ -187,21 +200,59 @@ static int parse_args(int argc, char **argv, struct options *opt) {
       return usage_error("-%c: invalid option", optopt);
     }
   }
-  if (csv && json)
-    return usage_error("--csv and --json: choose one output format");
-  opt->output = csv ? OUT_CSV : json ? OUT_JSON : OUT_TEXT;
+  if (csv + json + html + svg > 1)
+    return usage_error("%s: choose one output format",
+                       csv && json ? "--csv and --json"
+                       : html && svg ? "--html and --svg"
+                       : "--csv, --json, --html and --svg");
+  opt->output = csv    ? OUT_CSV
+                : json ? OUT_JSON
+                : html ? OUT_HTML
+                : svg  ? OUT_SVG
+                       : OUT_TEXT;
+  if (*opt->file == '\0')
+    return usage_error("--%s: the output file name is empty",
+                       html ? "html" : "svg");
   if (optind == argc)
     return usage_error("no report file given");
+  /* A picture is of one job; a page holds several. */
+  if (svg && argc - optind > 1)
+    return usage_error("--svg draws one report: give one FILE (%d given), "
+                       "or use --html", argc - optind);
   return -1;
 }
 
+/* Draws the report at path (shown as name) into the picture file; the
+ * exit status. */
+static int write_svg(const char *file, const char *path, const char *name) {
+  struct report_out o;
+  struct report r;
+  FILE *out;
+
+  if (report_open(path, name, &r))
+    return 1;
+  if ((out = report_out_open(&o, file)) == NULL) {
+    report_free(&r);
+    return 1;
+  }
+  report_svg(out, &r, "pmon", 1);
+  report_free(&r);
+  return report_out_close(&o, 1) ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
-  struct options opt = {OUT_TEXT, SEC_ALL, 0};
+  struct options opt = {OUT_TEXT, SEC_ALL, 0, ""};
   int status = parse_args(argc, argv, &opt), many;
   size_t shown = 0;
 
   if (status >= 0)
     return status;
+  if (opt.output == OUT_SVG)
+    return write_svg(opt.file, argv[optind],
+                     strcmp(argv[optind], "-") ? argv[optind]
+                                               : "(standard input)");
+  if (opt.output == OUT_HTML)
+    return report_html(opt.file, argv + optind, (size_t)(argc - optind));
   status = 0;
   many = argc - optind > 1;
   for (int i = optind; i < argc; i++) {

@@ -275,9 +275,7 @@ static void print_table(FILE *out, const char *csv_title,
 
 /* ---- Text output ------------------------------------------------------- */
 
-/* Orders regions by energy, largest first, those without a figure last,
- * ties in file order. */
-static int by_energy(const void *a, const void *b) {
+int report_by_energy(const void *a, const void *b) {
   const struct region *x = a, *y = b;
   if (isnan(x->energy_j) != isnan(y->energy_j))
     return isnan(x->energy_j) ? 1 : -1;
@@ -613,7 +611,7 @@ void report_text(FILE *out, const struct report *r, unsigned sections,
     struct region *sorted = report_xcalloc(r->nregions, sizeof *sorted);
     if (r->nregions > 0)
       memcpy(sorted, r->regions, r->nregions * sizeof *sorted);
-    qsort(sorted, r->nregions, sizeof *sorted, by_energy);
+    qsort(sorted, r->nregions, sizeof *sorted, report_by_energy);
     fputs(gap, out);
     TEXT_TABLE(out, region_cols, sorted, r->nregions);
     for (size_t i = 0; i < r->nregions; i++)

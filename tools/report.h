@@ -7,6 +7,7 @@
 #ifndef PMON_REPORT_H
 #define PMON_REPORT_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -212,5 +213,71 @@ void report_csv(FILE *out, const struct report *r, unsigned sections);
 
 /* Why r has no MPI-IO figures, in a few words. */
 const char *report_no_io_reason(const struct report *r);
+
+/* Orders struct regions by energy, largest first, those without a figure
+ * last, ties in file order: a qsort() comparison. */
+int report_by_energy(const void *a, const void *b);
+
+/* ---- report-xml.c ------------------------------------------------------ */
+
+/* The characters of the UTF-8 string s (0 for NULL); an invalid byte counts
+ * as one. */
+size_t report_chars(const char *s);
+
+/* Writes the string s (nothing for NULL) as the text or an attribute value
+ * of an XML or HTML document: & < > " ' as references, control characters
+ * (but tab and line breaks), noncharacters and invalid UTF-8 as U+FFFD.
+ * When max is not 0 and s has more characters, writes max - 1 of them and
+ * an ellipsis. */
+void report_xml_text(FILE *out, const char *s, size_t max);
+
+/* Formats v with an SI prefix and unit, three significant digits or the
+ * integer below 1000: "82.5 kJ", "412 W", "1.41 GB"; NULL for NAN. */
+const char *report_si(char buf[CELL_MAX], double v, const char *unit);
+
+/* Formats s seconds for people: "8.25 s", "2 min 00 s", "3 h 05 min";
+ * NULL for NAN. */
+const char *report_duration(char buf[CELL_MAX], double s);
+
+/* An output file being written: path ("-" is standard output), and the
+ * temporary file beside it that is renamed to path when it is complete. */
+struct report_out {
+  const char *path;
+  char tmp[PATH_MAX + 32];
+  FILE *fp;
+};
+
+/* Opens o for path: standard output for "-", else a new file beside path
+ * (O_EXCL, O_NOFOLLOW, a random name) that report_out_close() renames.
+ * Returns the stream, or NULL after printing one error line. */
+FILE *report_out_open(struct report_out *o, const char *path);
+
+/* Completes o: flushes and closes it and, when keep is not 0, renames the
+ * temporary file to the path asked for; otherwise (or when a write failed)
+ * removes it, so that path is never left half written.  Returns 0 when the
+ * output was kept, -1 otherwise (after printing one error line when a write
+ * failed). */
+int report_out_close(struct report_out *o, int keep);
+
+/* ---- report-svg.c ------------------------------------------------------ */
+
+/* Draws the power over time of the nodes of r as one <svg> element (SVG
+ * 1.1) 960 pixels wide: a line per node, or bands over the nodes when they
+ * are more than 16; the I/O phases, the unmeasured slices and the region
+ * spans; axes and a legend.  A report without timelines gives a small
+ * drawing that says why.  The ids of the drawing begin with id (unique
+ * within a page); standalone adds the XML declaration and fixes the
+ * drawing's size in pixels, where inline it scales to its container. */
+void report_svg(FILE *out, const struct report *r, const char *id,
+                int standalone);
+
+/* ---- report-html.c ----------------------------------------------------- */
+
+/* Writes one HTML page of the n reports at paths ("-" is standard input)
+ * to file ("-" is standard output), through report_out_open().  A report
+ * that cannot be read is left out after its error line; when none can be,
+ * no page is written.  Returns the exit status: 0 when every report is on
+ * the page, else 1. */
+int report_html(const char *file, char *const *paths, size_t n);
 
 #endif /* PMON_REPORT_H */
