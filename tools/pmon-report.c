@@ -210,7 +210,7 @@ static int parse_args(int argc, char **argv, struct options *opt) {
                 : html ? OUT_HTML
                 : svg  ? OUT_SVG
                        : OUT_TEXT;
-  if (*opt->file == '\0')
+  if ((html || svg) && *opt->file == '\0')
     return usage_error("--%s: the output file name is empty",
                        html ? "html" : "svg");
   if (optind == argc)
