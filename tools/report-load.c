@@ -564,8 +564,10 @@ static int load_report(struct reader *rd, struct report *r) {
     if (get_inner(rd, nodes, "nodes", i, "events", path, &arr) ||
         LOAD_LIST(rd, arr, path, event_fields, ev))
       return -1;
-    for (size_t j = 0; j < json_array_size(arr); j++)
+    for (size_t j = 0; j < json_array_size(arr); j++) {
       ev[j].node = r->nodes[i].name;
+      ev[j].node_index = i;
+    }
     r->nodes[i].nevents = (double)json_array_size(arr);
     r->nevents += json_array_size(arr);
     if (r->nodes[i].estimated > 0)

@@ -265,14 +265,14 @@ static void compute_bands(struct svg *g) {
   free(cpu);
 }
 
+/* Whether node n has a timeline that can be drawn. */
+static int drawable(const struct node *n) {
+  return n->tl.n > 0 && n->tl.step_s > 0;
+}
+
 /* Whether the event ev is drawn: one of a node drawn, at a known time. */
 static int event_drawn(const struct svg *g, const struct event *ev) {
-  if (isnan(ev->t_s))
-    return 0;
-  for (size_t k = 0; k < g->nnodes; k++)
-    if (g->nodes[k]->name == ev->node)
-      return 1;
-  return 0;
+  return !isnan(ev->t_s) && drawable(&g->r->nodes[ev->node_index]);
 }
 
 /* Decides what is drawn and where, and the drawing's height. */
@@ -994,6 +994,7 @@ static void open_svg(const struct svg *g, double height, int standalone) {
 /* The drawing of a report whose nodes have no timeline: why. */
 static void draw_missing(struct svg *g, int standalone) {
   FILE *out = g->out;
+  const char *why_missing;
   char why[96];
 
   open_svg(g, 150, standalone);
@@ -1008,7 +1009,8 @@ static void draw_missing(struct svg *g, int standalone) {
   fprintf(out, "<text x=\"%d\" y=\"94\" text-anchor=\"middle\" "
           "font-size=\"15\" fill=\"" TEXT "\" stroke=\"#ffffff\" "
           "stroke-width=\"5\" paint-order=\"stroke\">timeline ", SVG_W / 2);
-  text(g, report_no_timeline(g->r, NULL, why));
+  why_missing = report_no_timeline(g->r, NULL, why);
+  text(g, why_missing ? why_missing : "unusable (no slice width)");
   fputs("</text>\n", out);
 }
 
@@ -1023,7 +1025,7 @@ void report_svg(FILE *out, const struct report *r, const char *id,
   g.id = id;
   g.nodes = report_xcalloc(r->nnodes, sizeof *g.nodes);
   for (size_t i = 0; i < r->nnodes; i++)
-    if (r->nodes[i].tl.n > 0 && r->nodes[i].tl.step_s > 0)
+    if (drawable(&r->nodes[i]))
       g.nodes[g.nnodes++] = &r->nodes[i];
   if (g.nnodes == 0) {
     draw_missing(&g, standalone);

@@ -562,24 +562,23 @@ static void print_timeline(FILE *out, const struct report *r) {
 
 /* Prints the CSV table of the slices of every node's timeline. */
 static void print_slices(FILE *out, const struct report *r) {
-  size_t total = 0, k = 0;
-  struct tlslice *rows;
+  char buf[CELL_MAX];
 
-  for (size_t i = 0; i < r->nnodes; i++)
-    total += r->nodes[i].tl.n;
-  rows = report_xcalloc(total, sizeof *rows);
+  /* The heading, then the rows one by one: a table of every slice of
+   * every node can be large, and is not held in memory. */
+  CSV_TABLE(out, "timeline", tlslice_cols, (const struct tlslice *)NULL, 0);
   for (size_t i = 0; i < r->nnodes; i++) {
     const struct timeline *t = &r->nodes[i].tl;
-    for (size_t j = 0; j < t->n; j++, k++) {
-      rows[k].node = r->nodes[i].name;
-      rows[k].t_s = t->t_s[j];
-      rows[k].power_w = t->power_w[j];
-      rows[k].energy_j = t->energy_j[j];
-      rows[k].cpu_util = t->cpu_util[j];
+    for (size_t j = 0; j < t->n; j++) {
+      struct tlslice row = {r->nodes[i].name, t->t_s[j], t->power_w[j],
+                            t->energy_j[j], t->cpu_util[j]};
+      for (size_t c = 0; c < COUNT_OF(tlslice_cols); c++) {
+        fputs(c > 0 ? "," : "", out);
+        csv_field(out, cell_text(&tlslice_cols[c], &row, 1, buf));
+      }
+      putc('\n', out);
     }
   }
-  CSV_TABLE(out, "timeline", tlslice_cols, rows, total);
-  free(rows);
 }
 
 /* Prints the selected sections of r as text, a blank line between them.

@@ -67,6 +67,7 @@ struct channel {
 
 struct event {
   const char *node; /* The name of the node it happened on. */
+  size_t node_index; /* Its index in report.nodes. */
   double t_s;
   const char *meter, *type, *detail;
 };
