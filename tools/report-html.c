@@ -186,9 +186,14 @@ static void card_close(FILE *out, const char *sub) {
   fputs("</div>\n", out);
 }
 
-/* A cell holding a bar of v / max, hatched when est. */
+/* A cell holding a bar of v / max, hatched when est; empty when v is
+ * NAN. */
 static void bar_cell(FILE *out, double v, double max, int est) {
   double pct = max > 0 && v > 0 ? 100 * v / max : 0;
+  if (isnan(v)) {
+    fputs("<td class=\"bar\"></td>", out);
+    return;
+  }
   fprintf(out, "<td class=\"bar\"><span%s style=\"width:%.1f%%\"></span>"
           "</td>", est > 0 ? " class=\"e\"" : "", pct > 100 ? 100 : pct);
 }

@@ -305,7 +305,7 @@ static void layout(struct svg *g) {
   g->tunit = g->tmax > 7200 ? 3600 : g->tmax > 600 ? 60 : 1;
   g->tunit_name = g->tunit == 3600 ? "h" : g->tunit == 60 ? "min" : "s";
   g->tstep = nice_step(g->tmax / g->tunit, 8);
-  g->pstep = nice_step(pmax > 0 ? pmax * 1.04 : 100, 5);
+  g->pstep = nice_step(pmax > 0 ? pmax * 1.04 : 100, 6);
   g->pmax = ceil((pmax > 0 ? pmax * 1.04 : 100) / g->pstep) * g->pstep;
   if (g->bands)
     compute_bands(g);
@@ -775,9 +775,13 @@ static void lanes(const struct svg *g) {
   fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
           "fill=\"" MUTED "\">first and last pair of the rank that measured "
           "each", g->x0, g->lanes_top - 12);
-  if (g->lane_nodes > 1)
-    fputs(", a row per node", out);
-  else if (g->r->nnodes > 1) {
+  if (g->lane_nodes > 1) {
+    fputs("; rows: ", out);
+    for (size_t k = 0; k < g->lane_nodes; k++) {
+      fputs(k ? ", " : "", out);
+      report_xml_text(out, g->nodes[k]->name, 16);
+    }
+  } else if (g->r->nnodes > 1) {
     fputs(", on ", out);
     text(g, g->nodes[0]->name);
     fprintf(out, " only (the first of %zu nodes)", g->r->nnodes);
@@ -818,7 +822,7 @@ static void lanes(const struct svg *g) {
         text(g, rg->name);
         fprintf(out, ": %.0f pairs between the first and the last, not "
                 "listed</title></rect>\n", rg->count - 2);
-        if (xb - xa >= 40)
+        if (xb - xa >= 30)
           fprintf(out, "<text class=\"region-count\" x=\"%.1f\" y=\"%.1f\" "
                   "text-anchor=\"middle\" font-size=\"10\" "
                   "font-weight=\"bold\" fill=\"" TEXT "\" stroke=\"#ffffff\" "
