@@ -145,7 +145,8 @@ static void badge(FILE *out, int est) {
           "not measured\">ESTIMATE</span>", out);
 }
 
-/* Writes a figure: its text or "-" when it has none. */
+/* Writes a figure formatted here (markup of ours, never text from the
+ * report), or an en dash when it has none. */
 static void fig(FILE *out, const char *s) {
   fputs(s ? s : "\xE2\x80\x93", out); /* an en dash for a missing figure */
 }
@@ -198,10 +199,11 @@ static void bar_cell(FILE *out, double v, double max, int est) {
           "</td>", est > 0 ? " class=\"e\"" : "", pct > 100 ? 100 : pct);
 }
 
-/* A right-aligned cell with a figure formatted by fmt, or a dash. */
-static void num_cell(FILE *out, const char *fmt_s, int est) {
+/* A right-aligned cell with a figure as fig() writes it, and the ESTIMATE
+ * badge when est is positive. */
+static void num_cell(FILE *out, const char *s, int est) {
   fputs("<td class=\"n\">", out);
-  fig(out, fmt_s);
+  fig(out, s);
   badge(out, est);
   fputs("</td>", out);
 }
@@ -228,8 +230,9 @@ static const char *ratio(char buf[CELL_MAX], double v) {
   return buf;
 }
 
-/* Formats v, a small positive figure, with the SI prefix (m, \xC2\xB5, n, p)
- * that leaves 1 to 999 before the point: "5.29 \xC2\xB5J/B". */
+/* Formats v, a small figure, with the SI prefix (milli, micro, nano,
+ * pico) that leaves 1 to 999 before the point: "5.29 <small>uJ/B</small>"
+ * with a micro sign. */
 static const char *tiny(char buf[CELL_MAX], double v, const char *unit) {
   static const char *const prefixes[] = {"", "m", "\xC2\xB5", "n", "p"};
   size_t p = 0;
