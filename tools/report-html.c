@@ -1,0 +1,911 @@
+/*
+ * report-html.c - one self-contained HTML page of one or more pmon reports
+ * (pmon-report --html).
+ *
+ * Per report, a section: the summary as a row of cards, the power over
+ * time (report-svg.c, inline), the energy per region and per node as bars,
+ * the I/O figures, the meters and what the nodes' totals cover, and the
+ * events.  Every figure that an estimated meter touched carries an
+ * ESTIMATE badge.  With several reports, a table at the top compares them.
+ *
+ * The page fetches nothing: no script, no external style sheet, font or
+ * image; a Content-Security-Policy says so, and a browser that finds the
+ * page asking for anything logs the refusal.  It is written as
+ * well-formed XML as well as HTML5 (a "polyglot" page) so that xmllint
+ * checks it, and its size is bounded whatever the job's: the lists of
+ * regions, nodes, files and events are cut to their largest or first
+ * entries, and many nodes become a histogram.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+#define MAX_REGIONS 30    /* Regions listed, the largest energy first. */
+#define MAX_NODE_BARS 64  /* Beyond, a histogram and the extremes. */
+#define NODE_EXTREMES 8   /* Nodes listed at each end beyond that. */
+#define HIST_BINS 24
+#define MAX_FILES 10
+#define MAX_EVENTS 20
+#define MAX_TYPES 16      /* Event types counted apart. */
+#define MAX_TOTALS 8      /* Kinds of node total listed. */
+
+/* What the overview table needs of a report once its section is written
+ * and the report released. */
+struct jobline {
+  char *id;
+  const char *file;
+  double nodes, ranks, wall_s, energy_j, power_w;
+  int estimated;
+};
+
+/* A section written to memory, and the summary line of its report. */
+struct part {
+  char *html;
+  size_t len;
+  struct jobline job;
+};
+
+static const char style[] =
+  ":root{--ink:#1a1a1a;--muted:#5a5a5a;--line:#dcdcdc;--soft:#f5f6f7;"
+  "--accent:#0072B2;--est:#B34700}\n"
+  "*{box-sizing:border-box}\n"
+  "body{margin:0;background:#fff;color:var(--ink);font:15px/1.45 "
+  "system-ui,-apple-system,\"Segoe UI\",\"DejaVu Sans\",Roboto,Helvetica,"
+  "Arial,sans-serif}\n"
+  "main{max-width:1040px;margin:0 auto;padding:24px 28px 48px}\n"
+  "header.page{border-bottom:3px solid var(--ink);margin-bottom:8px;"
+  "padding-bottom:10px}\n"
+  "header.page h1{font-size:15px;letter-spacing:.08em;text-transform:"
+  "uppercase;margin:0;color:var(--muted)}\n"
+  "header.page p{margin:2px 0 0;color:var(--muted);font-size:13px}\n"
+  "h2{font-size:27px;margin:28px 0 2px}\n"
+  "h2 small{font-size:14px;font-weight:normal;color:var(--muted);"
+  "margin-left:8px}\n"
+  "h3{font-size:17px;margin:30px 0 8px;padding-bottom:4px;border-bottom:"
+  "1px solid var(--line)}\n"
+  "h3 small{font-weight:normal;color:var(--muted);font-size:13px;"
+  "margin-left:6px}\n"
+  "p.file{margin:0 0 14px;color:var(--muted);font-size:13px}\n"
+  "code,.mono{font-family:\"DejaVu Sans Mono\",Menlo,Consolas,monospace;"
+  "font-size:.92em}\n"
+  ".cards{display:grid;grid-template-columns:repeat(auto-fill,"
+  "minmax(150px,1fr));gap:10px;margin:10px 0 4px}\n"
+  ".card{border:1px solid var(--line);border-radius:6px;padding:9px 12px;"
+  "background:var(--soft)}\n"
+  ".card .k{font-size:12px;color:var(--muted);text-transform:uppercase;"
+  "letter-spacing:.05em}\n"
+  ".card .v{font-size:22px;font-weight:600;line-height:1.25;"
+  "font-variant-numeric:tabular-nums}\n"
+  ".card .s{font-size:12px;color:var(--muted)}\n"
+  ".card.warn{border-color:#E69F00;background:#fffaeb}\n"
+  ".card.alert{border-color:var(--est);background:#fff6ee}\n"
+  ".card .v.t{font-size:18px;padding-top:3px;white-space:normal}\n"
+  ".est{display:inline-block;font-size:10px;font-weight:700;letter-spacing:"
+  ".06em;color:var(--est);border:1px solid var(--est);border-radius:3px;"
+  "padding:0 4px;margin-left:5px;vertical-align:2px;background:#fff6ee;"
+  "line-height:1.5}\n"
+  "figure{margin:0}\n"
+  "svg.pmon-timeline{width:100%;height:auto;display:block}\n"
+  "p.missing{border:1px dashed #a0a0a0;background:repeating-linear-gradient("
+  "-45deg,#f4f4f4 0 6px,#fff 6px 12px);padding:22px;text-align:center;"
+  "font-size:16px;border-radius:6px}\n"
+  "table{border-collapse:collapse;width:100%;font-size:14px;"
+  "font-variant-numeric:tabular-nums}\n"
+  "th,td{padding:4px 8px;border-bottom:1px solid var(--line);"
+  "text-align:left;vertical-align:middle}\n"
+  "th{font-size:12px;color:var(--muted);font-weight:600;text-transform:"
+  "uppercase;letter-spacing:.04em;border-bottom:2px solid var(--ink)}\n"
+  "td.n,th.n{text-align:right;white-space:nowrap}\n"
+  "td.name{max-width:260px;overflow-wrap:anywhere}\n"
+  "td.bar{width:34%;min-width:120px}\n"
+  ".bar span{display:block;height:14px;border-radius:2px;"
+  "background:var(--accent);min-width:1px}\n"
+  ".bar span.e{background:repeating-linear-gradient(45deg,var(--est) 0 3px,"
+  "#f3c9a8 3px 6px)}\n"
+  "tr.more td{color:var(--muted);font-style:italic}\n"
+  "td.muted,.muted{color:var(--muted)}\n"
+  ".note{color:var(--muted);font-size:13px;margin:6px 0}\n"
+  "p.sub{font-weight:600;font-size:14px;margin:18px 0 4px}\n"
+  ".chips span{display:inline-block;border:1px solid var(--line);"
+  "border-radius:12px;padding:1px 10px;margin:0 6px 6px 0;font-size:13px;"
+  "background:var(--soft)}\n"
+  "footer{margin-top:36px;color:var(--muted);font-size:12px;border-top:"
+  "1px solid var(--line);padding-top:8px}\n"
+  "section.report+section.report{margin-top:56px;border-top:3px solid "
+  "var(--ink)}\n"
+  "a{color:var(--accent)}\n"
+  "@media print{body{font-size:10pt}main{max-width:none;padding:0}"
+  "section.report+section.report{break-before:page;border-top:none;"
+  "margin-top:0}figure,.cards,tr{break-inside:avoid}h3{break-after:avoid}"
+  ".card,.bar span,.est,p.missing{-webkit-print-color-adjust:exact;"
+  "print-color-adjust:exact}a{color:inherit;text-decoration:none}}\n";
+
+/* ---- Small pieces ------------------------------------------------------ */
+
+/* Writes s escaped; "-" for NULL. */
+static void esc(FILE *out, const char *s) {
+  report_xml_text(out, s ? s : "-", 0);
+}
+
+/* The ESTIMATE badge, when est is positive. */
+static void badge(FILE *out, int est) {
+  if (est > 0)
+    fputs("<span class=\"est\" title=\"from a model (the estimate meter), "
+          "not measured\">ESTIMATE</span>", out);
+}
+
+/* Writes a figure formatted here (markup of ours, never text from the
+ * report), or an en dash when it has none. */
+static void fig(FILE *out, const char *s) {
+  fputs(s ? s : "\xE2\x80\x93", out); /* an en dash for a missing figure */
+}
+
+/* Opens a card titled key, marked as a warning (1: a shortfall, 2: the
+ * figures are not what they seem), with the ESTIMATE badge when est is
+ * positive; the caller writes its value. */
+static void card_open(FILE *out, const char *key, int warn, int est) {
+  fprintf(out, "<div class=\"card%s\"><div class=\"k\">%s",
+          warn == 2 ? " alert" : warn ? " warn" : "", key);
+  badge(out, est);
+  fputs("</div><div class=\"v\">", out);
+}
+
+/* Formats s seconds for a card: "8.25 s", "10m 12s", "3h 05m". */
+static const char *short_duration(char buf[CELL_MAX], double s) {
+  long long t = (long long)(s + 0.5);
+
+  if (isnan(s))
+    return NULL;
+  if (t >= 3600)
+    snprintf(buf, CELL_MAX, "%lldh %02lldm", t / 3600, t / 60 % 60);
+  else if (t >= 60)
+    snprintf(buf, CELL_MAX, "%lldm %02llds", t / 60, t % 60);
+  else
+    snprintf(buf, CELL_MAX, "%.*f s", s < 10 ? 2 : 1, s);
+  return buf;
+}
+
+/* Closes the value of a card, writes its subline (escaped) and closes it. */
+static void card_close(FILE *out, const char *sub) {
+  fputs("</div>", out);
+  if (sub != NULL) {
+    fputs("<div class=\"s\">", out);
+    esc(out, sub);
+    fputs("</div>", out);
+  }
+  fputs("</div>\n", out);
+}
+
+/* A cell holding a bar of v / max, hatched when est; empty when v is
+ * NAN. */
+static void bar_cell(FILE *out, double v, double max, int est) {
+  double pct = max > 0 && v > 0 ? 100 * v / max : 0;
+  if (isnan(v)) {
+    fputs("<td class=\"bar\"></td>", out);
+    return;
+  }
+  fprintf(out, "<td class=\"bar\"><span%s style=\"width:%.1f%%\"></span>"
+          "</td>", est > 0 ? " class=\"e\"" : "", pct > 100 ? 100 : pct);
+}
+
+/* A right-aligned cell with a figure as fig() writes it, and the ESTIMATE
+ * badge when est is positive. */
+static void num_cell(FILE *out, const char *s, int est) {
+  fputs("<td class=\"n\">", out);
+  fig(out, s);
+  badge(out, est);
+  fputs("</td>", out);
+}
+
+static const char *plain(char buf[CELL_MAX], double v, int decimals) {
+  if (isnan(v))
+    return NULL;
+  snprintf(buf, CELL_MAX, "%.*f", decimals, v);
+  return buf;
+}
+
+static const char *percent(char buf[CELL_MAX], double v) {
+  if (isnan(v))
+    return NULL;
+  snprintf(buf, CELL_MAX, "%.1f %%", v);
+  return buf;
+}
+
+/* Three significant digits, for ratios. */
+static const char *ratio(char buf[CELL_MAX], double v) {
+  if (isnan(v))
+    return NULL;
+  snprintf(buf, CELL_MAX, fabs(v) >= 1000 ? "%.0f" : "%.3g", v);
+  return buf;
+}
+
+/* Formats v, a small figure, with the SI prefix (milli, micro, nano,
+ * pico) that leaves 1 to 999 before the point: "5.29 <small>uJ/B</small>"
+ * with a micro sign. */
+static const char *tiny(char buf[CELL_MAX], double v, const char *unit) {
+  static const char *const prefixes[] = {"", "m", "\xC2\xB5", "n", "p"};
+  size_t p = 0;
+
+  if (isnan(v))
+    return NULL;
+  while (v != 0 && fabs(v) < 0.9995 && p + 1 < COUNT_OF(prefixes)) {
+    v *= 1000;
+    p++;
+  }
+  snprintf(buf, CELL_MAX, "%.3g <small>%s%s</small>", v, prefixes[p], unit);
+  return buf;
+}
+
+/* ---- The summary ------------------------------------------------------- */
+
+/* The least energy coverage of the nodes, NAN when none has one; *short_
+ * gets the nodes measured over less than 99.5 % of their run. */
+static double least_coverage(const struct report *r, size_t *short_) {
+  double least = NAN;
+  *short_ = 0;
+  for (size_t i = 0; i < r->nnodes; i++) {
+    double c = r->nodes[i].energy_coverage;
+    if (isnan(c))
+      continue;
+    least = isnan(least) || c < least ? c : least;
+    *short_ += c < 0.995;
+  }
+  return least;
+}
+
+/* Formats into buf the wall time in seconds and when the job ran, from
+ * its ISO 8601 start and end: "612.418 s, 2026-11-21, 10:15:02 to
+ * 10:25:14 UTC" when they are on one day. */
+static const char *when(char buf[160], double wall_s, const char *start,
+                        const char *end) {
+  size_t ls = start ? strlen(start) : 0, le = end ? strlen(end) : 0;
+  int n = isnan(wall_s) ? snprintf(buf, 160, "-")
+                        : snprintf(buf, 160, "%.3f s", wall_s);
+
+  if (start == NULL && end == NULL)
+    return buf;
+  if (ls == 20 && le == 20 && start[10] == 'T' && end[10] == 'T' &&
+      start[19] == 'Z' && end[19] == 'Z' && strncmp(start, end, 10) == 0)
+    snprintf(buf + n, (size_t)(160 - n), ", %.10s, %.8s to %.8s UTC", start,
+             start + 11, end + 11);
+  else
+    snprintf(buf + n, (size_t)(160 - n), ", %.60s to %.60s",
+             start ? start : "?", end ? end : "?");
+  return buf;
+}
+
+static void summary(FILE *out, const struct report *r) {
+  char a[CELL_MAX], b[CELL_MAX], sub[160];
+  size_t short_ = 0, est = 0;
+  double cov = least_coverage(r, &short_);
+  int partial = r->covers && strcmp(r->covers, "node") != 0;
+
+  for (size_t i = 0; i < r->nnodes; i++)
+    est += r->nodes[i].estimated > 0;
+  fputs("<div class=\"cards\">\n", out);
+  card_open(out, "Energy", 0, r->estimated);
+  fig(out, report_si(a, r->energy_j, "J"));
+  snprintf(sub, sizeof sub, "%s J", plain(b, r->energy_j, 1) ? b : "-");
+  card_close(out, isnan(r->energy_j) ? "not measured" : sub);
+
+  card_open(out, "Mean power", 0, r->estimated);
+  fig(out, report_si(a, r->power_w, "W"));
+  card_close(out, "energy / wall time");
+
+  card_open(out, "Wall time", 0, 0);
+  fig(out, short_duration(a, r->job.wall_s));
+  card_close(out, when(sub, r->job.wall_s, r->job.start, r->job.end));
+
+  card_open(out, "Nodes", 0, 0);
+  fig(out, plain(a, r->job.nodes, 0));
+  snprintf(sub, sizeof sub, "%s rank%s%s", plain(b, r->job.ranks, 0) ? b
+           : "-", r->job.ranks == 1 ? "" : "s",
+           r->job.mpi == 0 ? ", without MPI" : "");
+  card_close(out, sub);
+
+  card_open(out, "Covers", partial ? 2 : 0, 0);
+  fputs("<span class=\"v t\">", out);
+  if (r->covers == NULL)
+    fig(out, NULL);
+  else if (!partial)
+    fputs("whole nodes", out);
+  else
+    esc(out, r->covers);
+  fputs("</span>", out);
+  card_close(out, r->covers == NULL ? "not said (an older report)"
+                  : partial ? "only: not the whole nodes' energy"
+                            : "a meter of the whole node");
+
+  card_open(out, "Coverage", short_ > 0, 0);
+  fig(out, percent(a, isnan(cov) ? NAN : 100 * cov));
+  if (isnan(cov))
+    card_close(out, "not in this report");
+  else {
+    snprintf(sub, sizeof sub, short_ ? "least of the nodes; %zu below "
+             "99.5 %%" : "of the run measured, least of the nodes", short_);
+    card_close(out, sub);
+  }
+  fputs("</div>\n", out);
+  if (r->estimated > 0) {
+    fputs("<p class=\"note\"><span class=\"est\">ESTIMATE</span> ", out);
+    if (est > 0 && est < r->nnodes)
+      fprintf(out, "The power of %zu of the %zu nodes", est, r->nnodes);
+    else
+      fputs("Every figure", out);
+    fputs(" comes from a model (the <code>estimate</code> meter), not from "
+          "a meter: every figure it touches is marked.</p>\n", out);
+  }
+}
+
+/* ---- Regions and nodes ------------------------------------------------- */
+
+static void regions(FILE *out, const struct report *r) {
+  struct region *sorted;
+  double max = 0, rest_j = 0, rest_n = 0;
+  size_t shown;
+  char a[CELL_MAX];
+
+  fputs("<h3>Energy per region", out);
+  fprintf(out, "<small>%zu region%s, the largest first</small></h3>\n",
+          r->nregions, r->nregions == 1 ? "" : "s");
+  if (r->nregions == 0) {
+    fputs("<p class=\"note\">No regions: the program marked none "
+          "(pmon_region_begin(3)).</p>\n", out);
+    return;
+  }
+  sorted = report_xcalloc(r->nregions, sizeof *sorted);
+  memcpy(sorted, r->regions, r->nregions * sizeof *sorted);
+  qsort(sorted, r->nregions, sizeof *sorted, report_by_energy);
+  shown = r->nregions < MAX_REGIONS ? r->nregions : MAX_REGIONS;
+  for (size_t i = 0; i < r->nregions; i++) {
+    max = sorted[i].energy_j > max ? sorted[i].energy_j : max;
+    if (i >= shown && !isnan(sorted[i].energy_j)) {
+      rest_j += sorted[i].energy_j;
+      rest_n++;
+    }
+  }
+  fputs("<table class=\"regions\"><thead><tr><th>region</th><th>energy</th>"
+        "<th class=\"n\">joules</th><th class=\"n\">share</th>"
+        "<th class=\"n\">pairs</th><th class=\"n\">time</th>"
+        "<th class=\"n\">power</th></tr></thead><tbody>\n", out);
+  for (size_t i = 0; i < shown; i++) {
+    const struct region *g = &sorted[i];
+    fputs("<tr><td class=\"name\">", out);
+    esc(out, g->name);
+    if (g->coverage < 0.995)
+      fprintf(out, " <span class=\"muted\">(measured over %.0f %% of its "
+              "time)</span>", 100 * g->coverage);
+    if (g->unclosed > 0)
+      fprintf(out, " <span class=\"muted\">(open at the end %.0f "
+              "time%s)</span>", g->unclosed, g->unclosed == 1 ? "" : "s");
+    fputs("</td>", out);
+    bar_cell(out, g->energy_j, max, r->estimated);
+    num_cell(out, report_si(a, g->energy_j, "J"), r->estimated);
+    num_cell(out, percent(a, g->share), 0);
+    num_cell(out, plain(a, g->count, 0), 0);
+    num_cell(out, report_duration(a, g->time_s), 0);
+    num_cell(out, report_si(a, g->power_w, "W"), r->estimated);
+    fputs("</tr>\n", out);
+  }
+  if (shown < r->nregions)
+    fprintf(out, "<tr class=\"more\"><td colspan=\"7\">%zu more regions, "
+            "%.0f with energy: %s together</td></tr>\n",
+            r->nregions - shown, rest_n, report_si(a, rest_j, "J"));
+  fputs("</tbody></table>\n", out);
+  free(sorted);
+}
+
+/* One row of the node table. */
+static void node_row(FILE *out, const struct node *n, double max) {
+  char a[CELL_MAX];
+
+  fputs("<tr><td class=\"name\">", out);
+  esc(out, n->name);
+  fputs("</td>", out);
+  bar_cell(out, n->energy_j, max, n->estimated);
+  num_cell(out, report_si(a, n->energy_j, "J"), n->estimated);
+  num_cell(out, report_si(a, n->power_w, "W"), n->estimated);
+  num_cell(out, report_duration(a, n->wall_s), 0);
+  num_cell(out, percent(a, 100 * n->energy_coverage), 0);
+  num_cell(out, plain(a, n->nevents, 0), 0);
+  fputs("</tr>\n", out);
+}
+
+static void node_head(FILE *out) {
+  fputs("<table class=\"nodes\"><thead><tr><th>node</th><th>energy</th>"
+        "<th class=\"n\">joules</th><th class=\"n\">power</th>"
+        "<th class=\"n\">wall time</th><th class=\"n\">coverage</th>"
+        "<th class=\"n\">events</th></tr></thead><tbody>\n", out);
+}
+
+/* Orders nodes by energy, largest first, those without a figure last. */
+static int node_by_energy(const void *a, const void *b) {
+  const struct node *x = *(const struct node *const *)a;
+  const struct node *y = *(const struct node *const *)b;
+  if (isnan(x->energy_j) != isnan(y->energy_j))
+    return isnan(x->energy_j) ? 1 : -1;
+  return x->energy_j > y->energy_j ? -1 : x->energy_j < y->energy_j;
+}
+
+/* A histogram of the nodes' energy: HIST_BINS bars between the least and
+ * the largest, as a small SVG drawing. */
+static void histogram(FILE *out, const struct report *r, double lo,
+                      double hi) {
+  size_t bins[HIST_BINS] = {0}, top = 1;
+  double w = (hi - lo) / HIST_BINS;
+  char a[CELL_MAX], b[CELL_MAX];
+
+  for (size_t i = 0; i < r->nnodes; i++) {
+    double e = r->nodes[i].energy_j;
+    size_t k;
+    if (isnan(e))
+      continue;
+    k = w > 0 ? (size_t)((e - lo) / w) : 0;
+    k = k >= HIST_BINS ? HIST_BINS - 1 : k;
+    top = ++bins[k] > top ? bins[k] : top;
+  }
+  fputs("<figure><svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+        "class=\"histogram\" width=\"960\" height=\"190\" "
+        "viewBox=\"0 0 960 190\" role=\"img\" font-size=\"12\" "
+        "font-family=\"DejaVu Sans, Verdana, Helvetica, Arial, sans-serif\" "
+        "style=\"width:100%;height:auto\">"
+        "<title>nodes by energy</title>\n", out);
+  for (size_t k = 0; k < HIST_BINS; k++) {
+    double h = 130.0 * (double)bins[k] / (double)top;
+    fprintf(out, "<rect class=\"hist-bin\" x=\"%.1f\" y=\"%.1f\" "
+            "width=\"%.1f\" height=\"%.1f\" fill=\"#0072B2\"><title>%zu "
+            "node%s, %s to %s</title></rect>", 60 + k * 36.0, 150 - h, 32.0,
+            h, bins[k], bins[k] == 1 ? "" : "s",
+            report_si(a, lo + k * w, "J"), report_si(b, lo + (k + 1) * w,
+                                                     "J"));
+    if (bins[k])
+      fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+              "fill=\"#1a1a1a\">%zu</text>", 76 + k * 36.0, 145 - h,
+              bins[k]);
+    fputs("\n", out);
+  }
+  fprintf(out, "<line x1=\"56\" x2=\"928\" y1=\"150.5\" y2=\"150.5\" "
+          "stroke=\"#333\"/><text x=\"60\" y=\"168\" fill=\"#1a1a1a\">%s"
+          "</text><text x=\"924\" y=\"168\" text-anchor=\"end\" "
+          "fill=\"#1a1a1a\">%s</text><text x=\"492\" y=\"184\" "
+          "text-anchor=\"middle\" fill=\"#5a5a5a\">node energy (nodes per "
+          "bar)</text></svg></figure>\n", report_si(a, lo, "J"),
+          report_si(b, hi, "J"));
+}
+
+static void nodes(FILE *out, const struct report *r) {
+  const struct node **by = report_xcalloc(r->nnodes, sizeof *by);
+  double max = 0, lo = INFINITY;
+  size_t with = 0;
+
+  for (size_t i = 0; i < r->nnodes; i++) {
+    by[i] = &r->nodes[i];
+    if (!isnan(r->nodes[i].energy_j)) {
+      max = r->nodes[i].energy_j > max ? r->nodes[i].energy_j : max;
+      lo = r->nodes[i].energy_j < lo ? r->nodes[i].energy_j : lo;
+      with++;
+    }
+  }
+  fprintf(out, "<h3>Energy per node<small>%zu node%s", r->nnodes,
+          r->nnodes == 1 ? "" : "s");
+  if (r->nnodes > MAX_NODE_BARS)
+    fprintf(out, ": how they spread, the %d highest and the %d lowest",
+            NODE_EXTREMES, NODE_EXTREMES);
+  fputs("</small></h3>\n", out);
+  if (r->nnodes <= MAX_NODE_BARS) {
+    node_head(out);
+    for (size_t i = 0; i < r->nnodes; i++)
+      node_row(out, &r->nodes[i], max);
+    fputs("</tbody></table>\n", out);
+    free(by);
+    return;
+  }
+  if (with > 0)
+    histogram(out, r, lo, max);
+  qsort(by, r->nnodes, sizeof *by, node_by_energy);
+  node_head(out);
+  for (size_t i = 0; i < NODE_EXTREMES; i++)
+    node_row(out, by[i], max);
+  fprintf(out, "<tr class=\"more\"><td colspan=\"7\">%zu nodes between"
+          "</td></tr>\n", r->nnodes - 2 * NODE_EXTREMES);
+  for (size_t i = r->nnodes - NODE_EXTREMES; i < r->nnodes; i++)
+    node_row(out, by[i], max);
+  fputs("</tbody></table>\n", out);
+  free(by);
+}
+
+/* ---- I/O, meters, events ----------------------------------------------- */
+
+static void io(FILE *out, const struct report *r) {
+  const struct io *x = &r->io;
+  char a[CELL_MAX], sub[96];
+  double moved = x->bytes_read + x->bytes_written;
+  int est = x->estimated > 0;
+
+  fputs("<h3>I/O<small>MPI-IO calls, MB = 10<sup>6</sup> bytes</small>"
+        "</h3>\n", out);
+  if (!r->has_io) {
+    fprintf(out, "<p class=\"note\">No MPI-IO calls recorded: %s.</p>\n",
+            report_no_io_reason(r));
+    return;
+  }
+  fputs("<div class=\"cards\">\n", out);
+  card_open(out, "Read", 0, 0);
+  fig(out, report_si(a, x->bytes_read, "B"));
+  snprintf(sub, sizeof sub, "%.0f read calls", x->reads);
+  card_close(out, isnan(x->reads) ? NULL : sub);
+  card_open(out, "Written", 0, 0);
+  fig(out, report_si(a, x->bytes_written, "B"));
+  snprintf(sub, sizeof sub, "%.0f write calls", x->writes);
+  card_close(out, isnan(x->writes) ? NULL : sub);
+  card_open(out, "Rate", 0, 0);
+  fig(out, ratio(a, x->mb_per_s));
+  fputs(" <small>MB/s</small>", out);
+  card_close(out, "on the slowest rank's I/O time");
+  card_open(out, "I/O energy", 0, est);
+  fig(out, report_si(a, x->energy_j, "J"));
+  snprintf(sub, sizeof sub, "%.0f node%s without a figure",
+           x->nodes_without_energy, x->nodes_without_energy == 1 ? "" : "s");
+  card_close(out, x->nodes_without_energy > 0 ? sub
+                  : "the nodes' energy in their phases");
+  card_open(out, "I/O power", 0, est);
+  fig(out, report_si(a, x->power_w, "W"));
+  card_close(out, "during the phases");
+  card_open(out, "Data per joule", 0, est);
+  fig(out, ratio(a, x->mb_per_j));
+  fputs(" <small>MB/J</small>", out);
+  card_close(out, NULL);
+  card_open(out, "Rate per watt", 0, est);
+  fig(out, ratio(a, x->mb_per_s_per_w));
+  fputs(" <small>MB/s/W</small>", out);
+  card_close(out, NULL);
+  card_open(out, "Energy per byte", 0, est);
+  fig(out, tiny(a, x->j_per_byte, "J/B"));
+  card_close(out, NULL);
+  card_open(out, "Phases", 0, 0);
+  fig(out, plain(a, x->phases, 0));
+  snprintf(sub, sizeof sub, "%s on the longest node",
+           report_duration(a, x->phase_time_s) ? a : "-");
+  card_close(out, sub);
+  card_open(out, "Calls", 0, 0);
+  fig(out, plain(a, x->ops, 0));
+  snprintf(sub, sizeof sub, "%.0f failed, %s in calls", x->errors,
+           report_duration(a, x->time_s) ? a : "-");
+  card_close(out, isnan(x->errors) ? NULL : sub);
+  fputs("</div>\n", out);
+  if (moved > 0 && x->nfiles > 0) {
+    size_t n = x->nfiles < MAX_FILES ? x->nfiles : MAX_FILES;
+    fputs("<table class=\"files\"><thead><tr><th>file</th>"
+          "<th class=\"n\">read</th><th class=\"n\">written</th>"
+          "<th class=\"n\">calls</th><th class=\"n\">time</th>"
+          "<th class=\"n\">ranks</th></tr></thead><tbody>\n", out);
+    for (size_t i = 0; i < n; i++) {
+      const struct iofile *f = &x->files[i];
+      fputs("<tr><td class=\"name mono\">", out);
+      esc(out, f->name);
+      fputs("</td>", out);
+      num_cell(out, report_si(a, f->bytes_read, "B"), 0);
+      num_cell(out, report_si(a, f->bytes_written, "B"), 0);
+      num_cell(out, plain(a, f->ops, 0), 0);
+      num_cell(out, report_duration(a, f->time_s), 0);
+      num_cell(out, plain(a, f->ranks, 0), 0);
+      fputs("</tr>\n", out);
+    }
+    if (x->nfiles > n || x->files_omitted > 0)
+      fprintf(out, "<tr class=\"more\"><td colspan=\"6\">%.0f more files"
+              "</td></tr>\n", (double)(x->nfiles - n) +
+              (isnan(x->files_omitted) ? 0 : x->files_omitted));
+    fputs("</tbody></table>\n", out);
+  }
+}
+
+/* Whether two strings that may be NULL are equal. */
+static int same(const char *a, const char *b) {
+  return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Whether nodes a and b have the same kind of total. */
+static int same_total(const struct node *a, const struct node *b) {
+  return same(a->covers, b->covers) && same(a->total_how, b->total_how) &&
+         same(a->total_from, b->total_from) &&
+         (a->estimated > 0) == (b->estimated > 0);
+}
+
+/* The meters, then the kinds of node total: what each covers and how it
+ * was formed, with how many nodes have it. */
+static void meters(FILE *out, const struct report *r) {
+  const struct node *kinds[MAX_TOTALS];
+  size_t count[MAX_TOTALS] = {0}, nkinds = 0, other = 0;
+  char a[CELL_MAX];
+
+  fprintf(out, "<h3>Meters<small>%zu meter%s</small></h3>\n", r->nmeters,
+          r->nmeters == 1 ? "" : "s");
+  fputs("<table class=\"meters\"><thead><tr><th>driver</th><th>meter</th>"
+        "<th>kind</th><th class=\"n\">every</th><th>channels (in the "
+        "total)</th></tr></thead><tbody>\n", out);
+  for (size_t i = 0; i < r->nmeters; i++) {
+    const struct meter *m = &r->meters[i];
+    size_t nc = 0;
+    fputs("<tr><td>", out);
+    esc(out, m->driver);
+    badge(out, m->estimated);
+    fputs("</td><td class=\"name mono\">", out);
+    esc(out, m->spec);
+    fputs("</td><td>", out);
+    esc(out, m->kind);
+    fputs("</td>", out);
+    snprintf(a, sizeof a, "%g s", m->interval_s);
+    num_cell(out, isnan(m->interval_s) ? NULL : a, 0);
+    fputs("<td>", out);
+    for (size_t c = 0; c < r->nchannels; c++) {
+      const struct channel *ch = &r->channels[c];
+      if (ch->meter != i)
+        continue;
+      fputs(nc++ ? ", " : "", out);
+      fputs(ch->total > 0 ? "<b>" : "", out);
+      esc(out, ch->name);
+      fputs(ch->total > 0 ? "</b>" : "", out);
+    }
+    fputs("</td></tr>\n", out);
+  }
+  fputs("</tbody></table>\n", out);
+
+  for (size_t i = 0; i < r->nnodes; i++) {
+    const struct node *n = &r->nodes[i];
+    size_t k = 0;
+    while (k < nkinds && !same_total(kinds[k], n))
+      k++;
+    if (k == nkinds && nkinds == MAX_TOTALS) {
+      other++;
+      continue;
+    }
+    if (k == nkinds)
+      kinds[nkinds++] = n;
+    count[k]++;
+  }
+  if (nkinds == 0)
+    return;
+  fputs("<p class=\"sub\">What the nodes' totals cover</p>\n"
+        "<table class=\"totals\"><thead><tr><th class=\"n\">nodes</th>"
+        "<th>the node total covers</th><th>formed from</th></tr></thead>"
+        "<tbody>\n", out);
+  for (size_t k = 0; k < nkinds; k++) {
+    const struct node *n = kinds[k];
+    fprintf(out, "<tr><td class=\"n\">%zu</td><td>", count[k]);
+    if (n->covers && strcmp(n->covers, "node") != 0) {
+      esc(out, n->covers);
+      fputs(" <span class=\"muted\">(not the whole node)</span>", out);
+    } else
+      esc(out, n->covers ? "the whole node" : NULL);
+    badge(out, n->estimated);
+    fputs("</td><td>", out);
+    esc(out, n->total_how ? n->total_how : n->total_from);
+    fputs("</td></tr>\n", out);
+  }
+  if (other > 0)
+    fprintf(out, "<tr class=\"more\"><td colspan=\"3\">%zu nodes with "
+            "other totals</td></tr>\n", other);
+  fputs("</tbody></table>\n", out);
+}
+
+static void events(FILE *out, const struct report *r) {
+  const char *types[MAX_TYPES];
+  size_t count[MAX_TYPES] = {0}, ntypes = 0, shown;
+
+  fprintf(out, "<h3>Events<small>%zu event%s</small></h3>\n", r->nevents,
+          r->nevents == 1 ? "" : "s");
+  if (r->nevents == 0) {
+    fputs("<p class=\"note\">None: no reset, gap, read error or other "
+          "event on any node.</p>\n", out);
+    return;
+  }
+  for (size_t i = 0; i < r->nevents; i++) {
+    const char *t = r->events[i].type ? r->events[i].type : "-";
+    size_t k = 0;
+    while (k < ntypes && strcmp(types[k], t) != 0)
+      k++;
+    if (k == ntypes && ntypes < MAX_TYPES)
+      types[ntypes++] = t;
+    if (k < ntypes)
+      count[k]++;
+  }
+  fputs("<p class=\"chips\">", out);
+  for (size_t k = 0; k < ntypes; k++) {
+    fprintf(out, "<span>%zu \xC3\x97 ", count[k]);
+    esc(out, types[k]);
+    fputs("</span>", out);
+  }
+  fputs("</p>\n<table class=\"events\"><thead><tr><th>node</th>"
+        "<th class=\"n\">time</th><th>event</th><th>meter</th>"
+        "<th>detail</th></tr></thead><tbody>\n", out);
+  shown = r->nevents < MAX_EVENTS ? r->nevents : MAX_EVENTS;
+  for (size_t i = 0; i < shown; i++) {
+    const struct event *ev = &r->events[i];
+    fputs("<tr><td class=\"name\">", out);
+    esc(out, ev->node);
+    fprintf(out, "</td><td class=\"n\">%.3f s</td><td>", ev->t_s);
+    esc(out, ev->type);
+    fputs("</td><td class=\"mono\">", out);
+    esc(out, ev->meter);
+    fputs("</td><td>", out);
+    esc(out, ev->detail);
+    fputs("</td></tr>\n", out);
+  }
+  if (shown < r->nevents)
+    fprintf(out, "<tr class=\"more\"><td colspan=\"5\">%zu more events "
+            "(pmon-report -s events)</td></tr>\n", r->nevents - shown);
+  fputs("</tbody></table>\n", out);
+}
+
+/* ---- A report's section, and the page ---------------------------------- */
+
+static void section(FILE *out, const struct report *r, const char *name,
+                    size_t index) {
+  char id[32], why[96];
+  const char *missing = report_no_timeline(r, NULL, why);
+
+  fprintf(out, "<section class=\"report\" id=\"r%zu\">\n<h2>Job ", index);
+  esc(out, r->job.id);
+  if (r->job.id_source != NULL) {
+    fputs("<small>", out);
+    esc(out, r->job.id_source);
+    fputs("</small>", out);
+  }
+  badge(out, r->estimated);
+  fputs("</h2>\n<p class=\"file\">", out);
+  esc(out, name);
+  fprintf(out, " \xC2\xB7 report format %lld", r->version);
+  if (r->pmon_version != NULL) {
+    fputs(", written by pmon ", out);
+    esc(out, r->pmon_version);
+  }
+  fputs("</p>\n", out);
+  summary(out, r);
+
+  fputs("<h3>Power over time", out);
+  badge(out, r->estimated);
+  fputs("</h3>\n", out);
+  if (missing != NULL) {
+    fputs("<p class=\"missing\">timeline ", out);
+    esc(out, missing);
+    fputs("</p>\n", out);
+  } else {
+    snprintf(id, sizeof id, "r%zu-tl", index);
+    fputs("<figure>\n", out);
+    report_svg(out, r, id, 0);
+    fputs("</figure>\n", out);
+  }
+  regions(out, r);
+  nodes(out, r);
+  if (r->has_io || r->job.mpi > 0)
+    io(out, r);
+  meters(out, r);
+  events(out, r);
+  fputs("</section>\n", out);
+}
+
+/* The table that compares the reports of a page. */
+static void overview(FILE *out, const struct part *parts, size_t n) {
+  char a[CELL_MAX];
+
+  fputs("<h3>Jobs on this page</h3>\n<table class=\"overview\"><thead><tr>"
+        "<th>job</th><th>file</th><th class=\"n\">nodes</th>"
+        "<th class=\"n\">ranks</th><th class=\"n\">wall time</th>"
+        "<th class=\"n\">energy</th><th class=\"n\">mean power</th></tr>"
+        "</thead><tbody>\n", out);
+  for (size_t i = 0; i < n; i++) {
+    const struct jobline *j = &parts[i].job;
+    if (parts[i].html == NULL)
+      continue;
+    fprintf(out, "<tr><td><a href=\"#r%zu\">", i + 1);
+    esc(out, j->id);
+    fputs("</a></td><td class=\"name mono\" title=\"", out);
+    esc(out, j->file);
+    fputs("\">", out);
+    esc(out, strrchr(j->file, '/') && strrchr(j->file, '/')[1]
+                 ? strrchr(j->file, '/') + 1 : j->file);
+    fputs("</td>", out);
+    num_cell(out, plain(a, j->nodes, 0), 0);
+    num_cell(out, plain(a, j->ranks, 0), 0);
+    num_cell(out, report_duration(a, j->wall_s), 0);
+    num_cell(out, report_si(a, j->energy_j, "J"), j->estimated);
+    num_cell(out, report_si(a, j->power_w, "W"), j->estimated);
+    fputs("</tr>\n", out);
+  }
+  fputs("</tbody></table>\n", out);
+}
+
+/* Writes the page of the parts that have a section. */
+static void page(FILE *out, const struct part *parts, size_t n, size_t ok) {
+  size_t first = 0;
+
+  while (parts[first].html == NULL)
+    first++;
+  fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
+        "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+        "'none'; style-src 'unsafe-inline'\"/>\n"
+        "<meta name=\"viewport\" content=\"width=device-width, "
+        "initial-scale=1\"/>\n<meta name=\"generator\" content=\"" PROG " "
+        PACKAGE_VERSION "\"/>\n<title>", out);
+  if (ok == 1) {
+    fputs("pmon: job ", out);
+    esc(out, parts[first].job.id);
+  } else
+    fprintf(out, "pmon: %zu jobs", ok);
+  fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n"
+          "<header class=\"page\"><h1>pmon energy report</h1>"
+          "<p>%zu job%s, drawn by " PROG " " PACKAGE_VERSION " from the "
+          "report%s that pmon wrote at the end of each job</p></header>\n",
+          style, ok, ok == 1 ? "" : "s", ok == 1 ? "" : "s");
+  if (ok > 1)
+    overview(out, parts, n);
+  for (size_t i = 0; i < n; i++)
+    if (parts[i].html != NULL)
+      fwrite(parts[i].html, 1, parts[i].len, out);
+  fputs("<footer>Energy in joules (J), power in watts (W), 1 kJ = 1000 J, "
+        "1 MB = 10<sup>6</sup> bytes. A dash is a figure that was not "
+        "measured. <span class=\"est\">ESTIMATE</span> marks a figure from "
+        "a model. The reports' format: pmon-report(5).</footer>\n"
+        "</main>\n</body>\n</html>\n", out);
+}
+
+int report_html(const char *file, char *const *paths, size_t n) {
+  struct part *parts = report_xcalloc(n, sizeof *parts);
+  struct report_out o;
+  size_t ok = 0;
+  int status = 0;
+  FILE *out;
+
+  for (size_t i = 0; i < n; i++) {
+    const char *name = strcmp(paths[i], "-") ? paths[i] : "(standard input)";
+    struct report r;
+    FILE *mem;
+    if (report_open(paths[i], name, &r)) {
+      status = 1;
+      continue;
+    }
+    if ((mem = open_memstream(&parts[i].html, &parts[i].len)) == NULL) {
+      fputs(PROG ": out of memory\n", stderr);
+      exit(1);
+    }
+    section(mem, &r, name, i + 1);
+    if (fclose(mem) != 0) {
+      fputs(PROG ": out of memory\n", stderr);
+      exit(1);
+    }
+    parts[i].job = (struct jobline){
+      strdup(r.job.id ? r.job.id : "-"), name, r.job.nodes, r.job.ranks,
+      r.job.wall_s, r.energy_j, r.power_w, r.estimated};
+    if (parts[i].job.id == NULL) {
+      fputs(PROG ": out of memory\n", stderr);
+      exit(1);
+    }
+    report_free(&r);
+    ok++;
+  }
+  /* A page of nothing would hide the errors above: none is written. */
+  if (ok > 0 && (out = report_out_open(&o, file)) != NULL) {
+    page(out, parts, n, ok);
+    status |= report_out_close(&o, 1) ? 1 : 0;
+  } else {
+    status = 1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    free(parts[i].html);
+    free(parts[i].job.id);
+  }
+  free(parts);
+  return status;
+}

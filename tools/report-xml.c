@@ -1,0 +1,243 @@
+/*
+ * report-xml.c - what the SVG and the HTML outputs of pmon-report(1)
+ * share: text from a report written safely into markup, figures in SI
+ * units for people, and an output file that appears whole or not at all.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report.h"
+
+/* Decodes the UTF-8 character at p into *c and returns its length in
+ * bytes; a byte that does not begin a valid, shortest-form character of
+ * U+0000 to U+10FFFF (surrogates excluded) decodes as U+FFFD, length 1. */
+static size_t utf8_decode(const unsigned char *p, uint32_t *c) {
+  static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+  size_t len = *p < 0x80 ? 1 : *p >= 0xC2 && *p < 0xE0 ? 2
+           : *p >= 0xE0 && *p < 0xF0 ? 3 : *p >= 0xF0 && *p < 0xF5 ? 4 : 0;
+  uint32_t v;
+
+  if (len == 1) {
+    *c = *p;
+    return 1;
+  }
+  if (len == 0)
+    goto bad;
+  v = *p & (0x7F >> len);
+  for (size_t i = 1; i < len; i++) {
+    if ((p[i] & 0xC0) != 0x80)
+      goto bad;
+    v = v << 6 | (p[i] & 0x3F);
+  }
+  if (v < least[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+    goto bad;
+  *c = v;
+  return len;
+bad:
+  *c = 0xFFFD;
+  return 1;
+}
+
+/* Whether c may stand as it is in XML 1.0 and HTML text: not a control
+ * character other than tab, line feed and carriage return, and not a
+ * noncharacter. */
+static int markup_char(uint32_t c) {
+  if (c < 0x20)
+    return c == '\t' || c == '\n' || c == '\r';
+  if (c >= 0x7F && c <= 0x9F)
+    return 0;
+  if (c >= 0xFDD0 && c <= 0xFDEF)
+    return 0;
+  return (c & 0xFFFE) != 0xFFFE;
+}
+
+/* Writes the character c as UTF-8. */
+static void put_utf8(FILE *out, uint32_t c) {
+  if (c < 0x80) {
+    putc((int)c, out);
+  } else if (c < 0x800) {
+    putc((int)(0xC0 | c >> 6), out);
+    putc((int)(0x80 | (c & 0x3F)), out);
+  } else if (c < 0x10000) {
+    putc((int)(0xE0 | c >> 12), out);
+    putc((int)(0x80 | (c >> 6 & 0x3F)), out);
+    putc((int)(0x80 | (c & 0x3F)), out);
+  } else {
+    putc((int)(0xF0 | c >> 18), out);
+    putc((int)(0x80 | (c >> 12 & 0x3F)), out);
+    putc((int)(0x80 | (c >> 6 & 0x3F)), out);
+    putc((int)(0x80 | (c & 0x3F)), out);
+  }
+}
+
+size_t report_chars(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  size_t n = 0;
+  uint32_t c;
+
+  while (p != NULL && *p) {
+    p += utf8_decode(p, &c);
+    n++;
+  }
+  return n;
+}
+
+void report_xml_text(FILE *out, const char *s, size_t max) {
+  const unsigned char *p = (const unsigned char *)s;
+  size_t n = 0, keep = max > 0 && report_chars(s) > max ? max - 1 : SIZE_MAX;
+  uint32_t c;
+
+  while (p != NULL && *p) {
+    if (n++ == keep) {
+      fputs("\xE2\x80\xA6", out); /* U+2026, the ellipsis */
+      return;
+    }
+    p += utf8_decode(p, &c);
+    switch (c) {
+    case '&': fputs("&amp;", out); break;
+    case '<': fputs("&lt;", out); break;
+    case '>': fputs("&gt;", out); break;
+    case '"': fputs("&quot;", out); break;
+    case '\'': fputs("&#39;", out); break;
+    default: put_utf8(out, markup_char(c) ? c : 0xFFFD); break;
+    }
+  }
+}
+
+const char *report_si(char buf[CELL_MAX], double v, const char *unit) {
+  static const char *const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  double mag = fabs(v);
+  size_t p = 0;
+
+  if (isnan(v))
+    return NULL;
+  while (mag >= 999.95 && p + 1 < COUNT_OF(prefixes)) {
+    mag /= 1000;
+    v /= 1000;
+    p++;
+  }
+  snprintf(buf, CELL_MAX, "%.*f %s%s",
+           mag >= 99.95 || (p == 0 && mag == floor(mag)) ? 0
+           : mag >= 9.995 ? 1 : 2, v, prefixes[p], unit);
+  return buf;
+}
+
+const char *report_duration(char buf[CELL_MAX], double s) {
+  long long t = (long long)(s + 0.5);
+
+  if (isnan(s))
+    return NULL;
+  if (t >= 3600)
+    snprintf(buf, CELL_MAX, "%lld h %02lld min", t / 3600, t / 60 % 60);
+  else if (t >= 60)
+    snprintf(buf, CELL_MAX, "%lld min %02lld s", t / 60, t % 60);
+  else
+    snprintf(buf, CELL_MAX, "%.*f s", s < 10 ? 2 : 1, s);
+  return buf;
+}
+
+/* ---- Output files ------------------------------------------------------ */
+
+/* Creates a file beside path for the output, its name in tmp: path, ".tmp."
+ * and six random characters, tried until one is new.  O_EXCL (with
+ * O_NOFOLLOW for clarity) never follows or reuses what is in the way, such
+ * as a link planted at a guessed name; the mode is 0666 less the umask, as
+ * fopen() gives.  A descriptor, or -1 with errno set. */
+static int create_beside(const char *path, char *tmp, size_t size) {
+  static const char digits[] =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  struct timespec ts;
+  uint64_t x;
+
+  clock_gettime(CLOCK_REALTIME, &ts);
+  x = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^
+      (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)tmp;
+  for (int tries = 0; tries < 100; tries++) {
+    char s[7];
+    uint64_t z = (x += 0x9e3779b97f4a7c15u); /* splitmix64 */
+    int fd;
+
+    z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ z >> 27) * 0x94d049bb133111ebu;
+    z ^= z >> 31;
+    for (int i = 0; i < 6; i++, z /= 62)
+      s[i] = digits[z % 62];
+    s[6] = '\0';
+    if ((size_t)snprintf(tmp, size, "%s.tmp.%s", path, s) >= size) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+              0666);
+    if (fd >= 0 || errno != EEXIST)
+      return fd;
+  }
+  return -1;
+}
+
+FILE *report_out_open(struct report_out *o, const char *path) {
+  int fd;
+
+  o->path = path;
+  o->tmp[0] = '\0';
+  if (strcmp(path, "-") == 0)
+    return o->fp = stdout;
+  if ((fd = create_beside(path, o->tmp, sizeof o->tmp)) < 0) {
+    fflush(stdout);
+    fprintf(stderr, PROG ": %s: cannot create %s.tmp.*: %s\n", path, path,
+            strerror(errno));
+    o->tmp[0] = '\0';
+    return o->fp = NULL;
+  }
+  if ((o->fp = fdopen(fd, "w")) == NULL) {
+    int e = errno;
+    close(fd);
+    unlink(o->tmp);
+    fflush(stdout);
+    fprintf(stderr, PROG ": %s: cannot create: %s\n", o->tmp, strerror(e));
+    o->tmp[0] = '\0';
+  }
+  return o->fp;
+}
+
+int report_out_close(struct report_out *o, int keep) {
+  int e = 0;
+
+  if (o->fp == NULL)
+    return -1;
+  errno = 0;
+  if (fflush(o->fp) != 0 || ferror(o->fp))
+    e = errno ? errno : EIO;
+  if (o->fp == stdout) {
+    o->fp = NULL;
+    if (e == 0)
+      return 0;
+    fprintf(stderr, PROG ": standard output: write error: %s\n", strerror(e));
+    return -1;
+  }
+  if (fclose(o->fp) != 0 && e == 0)
+    e = errno ? errno : EIO;
+  o->fp = NULL;
+  if (keep && e == 0 && rename(o->tmp, o->path) != 0)
+    e = errno;
+  if (!keep || e != 0)
+    unlink(o->tmp);
+  if (e != 0) {
+    fflush(stdout);
+    fprintf(stderr, PROG ": %s: cannot write: %s\n", o->path, strerror(e));
+    return -1;
+  }
+  return keep ? 0 : -1;
+}

@@ -1,0 +1,284 @@
+/*
+ * report.h - what the files of pmon-report(1) share: a report as read
+ * (report-load.c), and the outputs that print it: text and CSV tables
+ * (report-text.c).  pmon-report.c holds the command line and the JSON
+ * output.
+ */
+#ifndef PMON_REPORT_H
+#define PMON_REPORT_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#define PROG "pmon-report"
+
+/* The newest report format version this reader knows.  Every older version
+ * is read; newer ones are refused (pmon-report(5), "Versions"). */
+#define FORMAT_VERSION 3
+
+/* Room for one formatted table cell, and the most columns of a table. */
+#define CELL_MAX 64
+#define MAX_COLS 24
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifdef __GNUC__
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+/* Sections of the text and CSV output, as bits of a mask: bit i is the
+ * i-th name of --section (pmon-report.c). */
+enum {
+  SEC_SUMMARY = 1, SEC_NODES = 2, SEC_REGIONS = 4, SEC_EVENTS = 8,
+  SEC_IO = 16, SEC_TIMELINE = 32
+};
+#define SEC_ALL                                                              \
+  (SEC_SUMMARY | SEC_NODES | SEC_REGIONS | SEC_EVENTS | SEC_IO | SEC_TIMELINE)
+
+/*
+ * A report as read.  Strings point into root and live as long as it does.
+ * A figure that is null or absent in the file is NAN here, a string NULL,
+ * a boolean -1 (absent), 0 or 1.  Integers are kept as doubles, which hold
+ * them exactly up to 2^53, so that one formatter serves every figure.
+ */
+struct job {
+  const char *id, *id_source, *start, *end;
+  double ranks, nodes, wall_s;
+  int mpi;
+  double region_names_limit, region_names_folded; /* NAN before version 2 */
+};
+
+struct meter {
+  const char *driver, *spec, *kind;
+  int estimated;
+  double interval_s;
+};
+
+struct channel {
+  const char *name;
+  int total;
+  size_t meter; /* Index in report.meters. */
+};
+
+struct event {
+  const char *node; /* The name of the node it happened on. */
+  size_t node_index; /* Its index in report.nodes. */
+  double t_s;
+  const char *meter, *type, *detail;
+};
+
+/* The MPI-IO figures of one node (its "io" key); all NAN when it has none. */
+struct nodeio {
+  double bytes_read, bytes_written, reads, writes, meta_ops, ops, errors;
+  double time_s, phases, phase_time_s, energy_j, power_w, gap_s;
+};
+
+/* One I/O phase of a node's timeline: [start_s, end_s, bytes]. */
+struct tlphase {
+  double start_s, end_s, bytes;
+};
+
+/* A region of a node's timeline: the pairs its measuring rank completed,
+ * the first and the last as [begin_s, end_s] (NAN when it has none). */
+struct tlregion {
+  const char *name;
+  double rank, count;
+  double first[2], last[2];
+};
+
+/*
+ * A node's timeline (nodes[].timeline, format version 3): its run cut into
+ * n equal slices, and the spans of its I/O phases and regions.  present is
+ * 0 when the key is null or absent (format 1 and 2, or PMON_TIMELINE=0);
+ * every member is then 0 or NAN.
+ */
+struct timeline {
+  int present;
+  size_t n;                     /* Slices. */
+  double dt_s;                  /* As written; NAN when null. */
+  double step_s;                /* The slice width to draw with: dt_s, or
+                                   a guess from t_s or wall_s; NAN if none. */
+  double *t_s, *power_w, *energy_j, *cpu_util; /* n each, NAN for null. */
+  struct tlphase *phases;       /* The phases listed. */
+  size_t nphases;
+  struct tlphase between;       /* The span of the phases not listed. */
+  double between_count;         /* How many; NAN when every one is listed. */
+  struct tlregion *regions;
+  size_t nregions;
+  double regions_omitted;
+};
+
+struct node {
+  const char *name, *total_from, *covers, *total_how;
+  double ranks, energy_j, wall_s, power_w;
+  double energy_coverage; /* The least share of the run measured, 0 to 1. */
+  int estimated;
+  double nevents;
+  struct nodeio io;
+  struct timeline tl;
+};
+
+struct region {
+  const char *name;
+  double count, time_s, energy_j, power_w, unclosed;
+  double coverage; /* Share of its time measured, 0 to 1; NAN if absent. */
+  double share;  /* Percent of the job's energy, NAN when unknown. */
+  size_t index;  /* Position in the file, to keep sorting stable. */
+};
+
+/* One element of io.files: the calls on one file over the whole job. */
+struct iofile {
+  const char *name;
+  double bytes_read, bytes_written, reads, writes, meta_ops, ops, time_s;
+  double ranks;
+};
+
+/* The job's MPI-IO figures (the top-level "io" key). */
+struct io {
+  double gap_s, bytes_read, bytes_written, reads, writes, meta_ops, ops;
+  double errors, time_s, phases, phase_time_s, energy_j, power_w;
+  double mb_per_s, mb_per_j, mb_per_s_per_w, j_per_byte;
+  int estimated;
+  double nodes_without_energy, files_omitted;
+  struct iofile *files;
+  size_t nfiles;
+};
+
+struct nodestat {
+  const char *label;
+  double min, max, mean, stddev;
+};
+
+struct report {
+  json_t *root;
+  long long version;
+  const char *pmon_version;
+  struct job job;
+  double energy_j, power_w;
+  int estimated;
+  const char *covers; /* What the energy covers: "node", "cpu+memory"... */
+  struct meter *meters;
+  struct channel *channels;
+  struct node *nodes;
+  struct event *events;
+  struct region *regions;
+  size_t nmeters, nchannels, nnodes, nevents, nregions;
+  struct nodestat stats[2]; /* Node energy, node power. */
+  int has_io;               /* Whether the job or a node has an io key. */
+  struct io io;             /* All NAN when the job has no io key. */
+  size_t timelines;         /* Nodes whose timeline has slices. */
+};
+
+/* ---- report-load.c ----------------------------------------------------- */
+
+/* Allocates zeroed memory for n elements of size sz (n may be 0); ends the
+ * program when memory is exhausted. */
+void *report_xcalloc(size_t n, size_t sz);
+
+/* Prints "pmon-report: NAME: MSG" on stderr, after whatever stdout holds so
+ * that the two streams stay in order on one terminal. */
+void report_file_error(const char *name, const char *msg);
+
+/* Loads and checks the report at path ("-" is standard input; shown as
+ * name) into *r, which the caller then releases with report_free().
+ * Returns 0, or -1 after printing one error line; *r then holds nothing. */
+int report_open(const char *path, const char *name, struct report *r);
+
+/* Releases what report_open() gave r and zeroes it. */
+void report_free(struct report *r);
+
+/* Why node n of r (or, for n NULL, every node of r) has no timeline to
+ * draw, to follow the word "timeline", in a static string or written into
+ * buf: "missing (report format 2, written before timelines)"; NULL when it
+ * has one (for n NULL: when one node at least has one). */
+const char *report_no_timeline(const struct report *r, const struct node *n,
+                               char buf[96]);
+
+/* ---- report-text.c ----------------------------------------------------- */
+
+/* Prints the selected sections (SEC_* bits) of r as text, a blank line
+ * between them.  The estimate note is printed even when the summary is not;
+ * asked holds the sections that --section named, for which a report
+ * without their figures says why. */
+void report_text(FILE *out, const struct report *r, unsigned sections,
+                 unsigned asked);
+
+/* Prints the CSV tables of the selected sections of r, each after a line
+ * "# NAME"; the summary has no CSV form. */
+void report_csv(FILE *out, const struct report *r, unsigned sections);
+
+/* Why r has no MPI-IO figures, in a few words. */
+const char *report_no_io_reason(const struct report *r);
+
+/* Orders struct regions by energy, largest first, those without a figure
+ * last, ties in file order: a qsort() comparison. */
+int report_by_energy(const void *a, const void *b);
+
+/* ---- report-xml.c ------------------------------------------------------ */
+
+/* The characters of the UTF-8 string s (0 for NULL); an invalid byte counts
+ * as one. */
+size_t report_chars(const char *s);
+
+/* Writes the string s (nothing for NULL) as the text or an attribute value
+ * of an XML or HTML document: & < > " ' as references, control characters
+ * (but tab and line breaks), noncharacters and invalid UTF-8 as U+FFFD.
+ * When max is not 0 and s has more characters, writes max - 1 of them and
+ * an ellipsis. */
+void report_xml_text(FILE *out, const char *s, size_t max);
+
+/* Formats v with an SI prefix and unit, three significant digits or the
+ * integer below 1000: "82.5 kJ", "412 W", "1.41 GB"; NULL for NAN. */
+const char *report_si(char buf[CELL_MAX], double v, const char *unit);
+
+/* Formats s seconds for people: "8.25 s", "2 min 00 s", "3 h 05 min";
+ * NULL for NAN. */
+const char *report_duration(char buf[CELL_MAX], double s);
+
+/* An output file being written: path ("-" is standard output), and the
+ * temporary file beside it that is renamed to path when it is complete. */
+struct report_out {
+  const char *path;
+  char tmp[PATH_MAX + 32];
+  FILE *fp;
+};
+
+/* Opens o for path: standard output for "-", else a new file beside path
+ * (O_EXCL, O_NOFOLLOW, a random name) that report_out_close() renames.
+ * Returns the stream, or NULL after printing one error line. */
+FILE *report_out_open(struct report_out *o, const char *path);
+
+/* Completes o: flushes and closes it and, when keep is not 0, renames the
+ * temporary file to the path asked for; otherwise (or when a write failed)
+ * removes it, so that path is never left half written.  Returns 0 when the
+ * output was kept, -1 otherwise (after printing one error line when a write
+ * failed). */
+int report_out_close(struct report_out *o, int keep);
+
+/* ---- report-svg.c ------------------------------------------------------ */
+
+/* Draws the power over time of the nodes of r as one <svg> element (SVG
+ * 1.1) 960 pixels wide: a line per node, or bands over the nodes when they
+ * are more than 16; the I/O phases, the unmeasured slices and the region
+ * spans; axes and a legend.  A report without timelines gives a small
+ * drawing that says why.  The ids of the drawing begin with id (unique
+ * within a page); standalone adds the XML declaration and fixes the
+ * drawing's size in pixels, where inline it scales to its container. */
+void report_svg(FILE *out, const struct report *r, const char *id,
+                int standalone);
+
+/* ---- report-html.c ----------------------------------------------------- */
+
+/* Writes one HTML page of the n reports at paths ("-" is standard input)
+ * to file ("-" is standard output), through report_out_open().  A report
+ * that cannot be read is left out after its error line; when none can be,
+ * no page is written.  Returns the exit status: 0 when every report is on
+ * the page, else 1. */
+int report_html(const char *file, char *const *paths, size_t n);
+
+#endif /* PMON_REPORT_H */
