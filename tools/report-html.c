@@ -325,6 +325,7 @@ static void summary(FILE *out, const struct report *r) {
   fputs("</span>", out);
   card_close(out, r->covers == NULL ? "not said (an older report)"
                   : partial ? "only: not the whole nodes' energy"
+                  : r->estimated ? "a model of the whole node, not a meter"
                             : "a meter of the whole node");
 
   card_open(out, "Coverage", short_ > 0, 0);
