@@ -31,6 +31,7 @@
 #include "pmon.h"
 #include "core.h"
 #include "env.h"
+#include "beside.h"
 #include "rtab.h"
 
 #define REPORT_FORMAT_VERSION 3
@@ -539,45 +540,6 @@ static int open_in_place(const char *path)
   return f;
 }
 
-/* Create a file beside PATH for the report, its name in TMP: PATH.tmp.
- * and six random characters, tried until one is new.  O_EXCL (with
- * O_NOFOLLOW for clarity) never follows or reuses what is in the way, such
- * as a link planted at a name guessed from the PID; the mode is 0666 less
- * the umask, as fopen() gives (mkstemp() gives 0600).  A descriptor, or -1
- * with errno set. */
-static int create_beside(const char *path, char *tmp, size_t size)
-{
-  static const char digits[] =
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  struct timespec ts;
-  uint64_t x;
-
-  clock_gettime(CLOCK_REALTIME, &ts);
-  x = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^
-      (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)tmp;
-  for (int tries = 0; tries < 100; tries++) {
-    char s[7];
-    uint64_t z = (x += 0x9e3779b97f4a7c15u); /* splitmix64 */
-    int fd;
-
-    z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ z >> 27) * 0x94d049bb133111ebu;
-    z ^= z >> 31;
-    for (int i = 0; i < 6; i++, z /= 62)
-      s[i] = digits[z % 62];
-    s[6] = '\0';
-    if ((size_t)snprintf(tmp, size, "%s.tmp.%s", path, s) >= size) {
-      errno = ENAMETOOLONG;
-      return -1;
-    }
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-              0666);
-    if (fd >= 0 || errno != EEXIST)
-      return fd;
-  }
-  return -1;
-}
-
 static int write_atomically(const struct report_doc *doc, const char *path)
 {
   char tmp[PATH_MAX + 32];
@@ -598,7 +560,7 @@ static int write_atomically(const struct report_doc *doc, const char *path)
                            : pmon__fail(PMON_EOUTPUT,
                                         "report: %s: cannot write", path);
   }
-  if ((fd = create_beside(path, tmp, sizeof tmp)) < 0)
+  if ((fd = pmon__create_beside(path, tmp, sizeof tmp)) < 0)
     return pmon__fail(PMON_EOUTPUT, "report: %s: cannot create %s.tmp.*: %s",
                       path, path, strerror(errno));
   if ((f = fdopen(fd, "w")) == NULL) {

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "beside.h"
 #include "report.h"
 
 /* Decodes the UTF-8 character at p into *c and returns its length in
@@ -150,43 +151,6 @@ const char *report_duration(char buf[CELL_MAX], double s) {
 
 /* ---- Output files ------------------------------------------------------ */
 
-/* Creates a file beside path for the output, its name in tmp: path, ".tmp."
- * and six random characters, tried until one is new.  O_EXCL (with
- * O_NOFOLLOW for clarity) never follows or reuses what is in the way, such
- * as a link planted at a guessed name; the mode is 0666 less the umask, as
- * fopen() gives.  A descriptor, or -1 with errno set. */
-static int create_beside(const char *path, char *tmp, size_t size) {
-  static const char digits[] =
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  struct timespec ts;
-  uint64_t x;
-
-  clock_gettime(CLOCK_REALTIME, &ts);
-  x = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^
-      (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)tmp;
-  for (int tries = 0; tries < 100; tries++) {
-    char s[7];
-    uint64_t z = (x += 0x9e3779b97f4a7c15u); /* splitmix64 */
-    int fd;
-
-    z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ z >> 27) * 0x94d049bb133111ebu;
-    z ^= z >> 31;
-    for (int i = 0; i < 6; i++, z /= 62)
-      s[i] = digits[z % 62];
-    s[6] = '\0';
-    if ((size_t)snprintf(tmp, size, "%s.tmp.%s", path, s) >= size) {
-      errno = ENAMETOOLONG;
-      return -1;
-    }
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-              0666);
-    if (fd >= 0 || errno != EEXIST)
-      return fd;
-  }
-  return -1;
-}
-
 FILE *report_out_open(struct report_out *o, const char *path) {
   int fd;
 
@@ -194,7 +158,7 @@ FILE *report_out_open(struct report_out *o, const char *path) {
   o->tmp[0] = '\0';
   if (strcmp(path, "-") == 0)
     return o->fp = stdout;
-  if ((fd = create_beside(path, o->tmp, sizeof o->tmp)) < 0) {
+  if ((fd = pmon__create_beside(path, o->tmp, sizeof o->tmp)) < 0) {
     fflush(stdout);
     fprintf(stderr, PROG ": %s: cannot create %s.tmp.*: %s\n", path, path,
             strerror(errno));

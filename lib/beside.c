@@ -1,0 +1,46 @@
+/*
+ * beside.c - a new file beside a path (beside.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "beside.h"
+
+int pmon__create_beside(const char *path, char *tmp, size_t size)
+{
+  static const char digits[] =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  struct timespec ts;
+  uint64_t x;
+
+  clock_gettime(CLOCK_REALTIME, &ts);
+  x = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 30 ^
+      (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)tmp;
+  for (int tries = 0; tries < 100; tries++) {
+    char s[7];
+    uint64_t z = (x += 0x9e3779b97f4a7c15u); /* splitmix64 */
+    int fd;
+
+    z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ z >> 27) * 0x94d049bb133111ebu;
+    z ^= z >> 31;
+    for (int i = 0; i < 6; i++, z /= 62)
+      s[i] = digits[z % 62];
+    s[6] = '\0';
+    if ((size_t)snprintf(tmp, size, "%s.tmp.%s", path, s) >= size) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+              0666);
+    if (fd >= 0 || errno != EEXIST)
+      return fd;
+  }
+  return -1;
+}

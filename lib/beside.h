@@ -1,0 +1,21 @@
+/*
+ * beside.h - a new file beside a path, for writing it whole and renaming
+ * it over the path: the library's report and pmon-report's pages and
+ * pictures.  lib/beside.c is compiled into both.
+ */
+#ifndef PMON_BESIDE_H
+#define PMON_BESIDE_H
+
+#include <stddef.h>
+
+/*
+ * Create a file beside PATH, its name in TMP (SIZE bytes): PATH, ".tmp."
+ * and six random characters, tried until one is new.  O_EXCL (with
+ * O_NOFOLLOW for clarity) never follows or reuses what is in the way, such
+ * as a link planted at a name guessed from the PID; the mode is 0666 less
+ * the umask, as fopen() gives (mkstemp() gives 0600).  A descriptor open
+ * for writing, or -1 with errno set (ENAMETOOLONG when TMP is too small).
+ */
+int pmon__create_beside(const char *path, char *tmp, size_t size);
+
+#endif /* PMON_BESIDE_H */
