@@ -121,12 +121,14 @@ struct pmon_event {
 };
 
 /* A point of the node total's history: its energy since init at T_NS,
- * and the node's CPU time from /proc/stat (jiffies of all its CPUs, as
- * last read: at most PMON_CPU_READ_NS old; CPU_TOTAL 0 when unread). */
+ * and the node's CPU time from /proc/stat (jiffies of all its CPUs) as
+ * last read, at CPU_T_NS, at most PMON_CPU_READ_NS before T_NS; CPU_TOTAL
+ * 0 when unread. */
 struct pmon_hist_point {
   uint64_t t_ns;
   double e;
   uint64_t covered_ns; /* measured time since init, as with energy */
+  uint64_t cpu_t_ns;   /* when the CPU time below was read */
   uint64_t cpu_busy, cpu_total;
 };
 

@@ -227,12 +227,32 @@ int pmon__tree_reduce(MPI_Comm comm, const struct pmon_reducer *how)
   return rc;
 }
 
-/* A JSON array, as compact text with its NUL. */
+/* A JSON array, as compact text with its NUL.  Records too large for
+ * one message (INT_MAX bytes) together lose their timelines (a node
+ * record's "timeline" text, up to PMON_TIMELINE_MAX slices each), which
+ * become null, rather than every record being lost. */
 static int json_pack_text(void *acc, char **buf, size_t *len)
 {
-  json_t *a = *(json_t **)acc;
+  json_t *a = *(json_t **)acc, *rec;
+  size_t i, dropped = 0;
 
   if (a == NULL || (*buf = json_dumps(a, JSON_COMPACT)) == NULL)
+    return -1;
+  *len = strlen(*buf) + 1;
+  if (*len <= INT_MAX)
+    return 0;
+  json_array_foreach(a, i, rec)
+    if (json_is_string(json_object_get(rec, "timeline"))) {
+      json_object_set_new(rec, "timeline", json_null());
+      dropped++;
+    }
+  if (dropped == 0)
+    return 0; /* too large all the same: the caller says so */
+  pmon__debug("gather: %zu node records over 2 GiB: their timelines are "
+              "left out",
+              json_array_size(a));
+  free(*buf);
+  if ((*buf = json_dumps(a, JSON_COMPACT)) == NULL)
     return -1;
   *len = strlen(*buf) + 1;
   return 0;

@@ -70,8 +70,11 @@ struct region {
   uint64_t t_begin;        /* of the open outermost instance */
   uint64_t time_ns;        /* inclusive time of the completed pairs */
   uint64_t first_ns;       /* first begin, for ordering */
-  uint64_t first_end;      /* the end of the first completed pair */
-  uint64_t last_begin, last_end; /* the last completed pair */
+  uint64_t outer;          /* outermost pairs, completed or closed by
+                              pmon_finalize() (count has folded pairs
+                              nested in others too) */
+  uint64_t first_end;      /* the end of the first outermost pair */
+  uint64_t last_begin, last_end; /* the last outermost pair */
   uint32_t depth;          /* open instances in this thread */
   uint32_t unresolved;     /* boundaries that found no timeline */
   uint16_t used;           /* bit m: meter m's bucket holds boundaries */
@@ -629,7 +632,8 @@ int pmon__region_end(const char *name)
 
     load_seqs(seq);
     now = pmon__now_ns();
-    if (r->count++ == 0)
+    r->count++;
+    if (r->outer++ == 0)
       r->first_end = now;
     r->last_begin = r->t_begin;
     r->last_end = now;
@@ -651,7 +655,7 @@ void pmon__regions_close_all(uint64_t now)
       struct region *r = t->stack[--t->depth].r;
 
       if (--r->depth == 0) {
-        if (r->count == 0 && r->unclosed == 0)
+        if (r->outer++ == 0)
           r->first_end = now;
         r->last_begin = r->t_begin;
         r->last_end = now;
@@ -755,7 +759,7 @@ int pmon__regions_table(struct pmon_rtab *tab)
       if (created) {
         x->rank = g->rank;
         node_total(r, &x->energy_j, &x->coverage);
-        x->mcount = r->count + r->unclosed;
+        x->mcount = r->outer;
         x->span[0] = r->first_ns;
         x->span[1] = r->first_end;
         x->span[2] = r->last_begin;

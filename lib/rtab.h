@@ -60,7 +60,8 @@ struct pmon_rrec {
   double power_w;     /* job: summed over nodes */
   double mtime_s;     /* node: the measuring rank's own time */
   int32_t rank;       /* node: the measuring world rank */
-  uint64_t mcount;    /* node: the pairs of the measuring thread */
+  uint64_t mcount;    /* node: the outermost pairs of the measuring
+                         thread, those closed at finalize included */
   uint64_t span[4];   /* node: its first pair's begin and end, and its
                          last pair's, CLOCK_MONOTONIC ns of the node */
   uint32_t no_energy; /* job: nodes without an energy figure */

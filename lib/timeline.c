@@ -1,7 +1,9 @@
 /*
- * timeline.c - the per-meter ring of samples in node-shared memory.
+ * timeline.c - the per-meter ring of samples in node-shared memory, the
+ * node total's history over the whole job, and the node's timeline made
+ * from it for the report (nodes[].timeline).
  *
- * One writer (the node leader) and any number of readers in the node's
+ * The ring: one writer (the node leader) and any number of readers in the node's
  * processes.  The writer fills the slot, then publishes it by incrementing
  * seq (release).  A reader loads seq (acquire), copies the slot it wants,
  * and loads seq again: if the writer has meanwhile come round to that slot
@@ -11,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -162,6 +165,7 @@ void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns)
   p->t_ns = t_ns;
   p->covered_ns = covered_ns;
   p->e = e;
+  p->cpu_t_ns = g->cpu_t_ns;
   p->cpu_busy = g->cpu_busy;
   p->cpu_total = g->cpu_total;
   g->hist_tail = g->hist_offered++ % g->hist_stride != 0;
@@ -226,24 +230,52 @@ static double covered_at(uint64_t t)
                : (double)h[i].covered_ns;
 }
 
-/* The node's busy and total CPU time at T, interpolated as hist_at();
- * *TOTAL is 0 when a point around T has none. */
-static void cpu_at(uint64_t t, double *busy, double *total)
+/* The first history point whose CPU reading is later than T (the
+ * readings' times never go back), NHIST when none is. */
+static size_t cpu_after(uint64_t t)
 {
   const struct pmon_hist_point *h = pmon__g.hist;
-  double w;
-  size_t i = locate(t, &w);
+  size_t lo = 0, hi = pmon__g.nhist;
 
-  *busy = (double)h[i].cpu_busy;
-  *total = (double)h[i].cpu_total;
-  if (w > 0) {
-    if (h[i + 1].cpu_total == 0)
-      *total = 0;
-    *busy += ((double)h[i + 1].cpu_busy - (double)h[i].cpu_busy) * w;
-    *total += ((double)h[i + 1].cpu_total - (double)h[i].cpu_total) * w;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+
+    if (h[mid].cpu_t_ns <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
-  if (h[i].cpu_total == 0)
-    *total = 0;
+  return lo;
+}
+
+/* The node's busy and total CPU time at T, interpolated between the
+ * readings of /proc/stat around T (on their own times, not the points'):
+ * 0, or -1 when T is not between two readings at most GAP_NS apart (none
+ * was made meanwhile: /proc/stat could not be read, or the node total
+ * published nothing, as while a meter is frozen). */
+static int cpu_at(uint64_t t, uint64_t gap_ns, double *busy, double *total)
+{
+  const struct pmon_hist_point *h = pmon__g.hist, *a, *z;
+  size_t i = cpu_after(t);
+  double w;
+
+  if (i == 0 || i == pmon__g.nhist) {
+    /* Outside the readings: only at one of them exactly. */
+    if (i == 0 || h[i - 1].cpu_total == 0 || h[i - 1].cpu_t_ns != t)
+      return -1;
+    *busy = (double)h[i - 1].cpu_busy;
+    *total = (double)h[i - 1].cpu_total;
+    return 0;
+  }
+  a = &h[i - 1];
+  z = &h[i];
+  if (a->cpu_total == 0 || z->cpu_t_ns - a->cpu_t_ns > gap_ns)
+    return -1;
+  w = (double)(t - a->cpu_t_ns) / (double)(z->cpu_t_ns - a->cpu_t_ns);
+  *busy = (double)a->cpu_busy + ((double)z->cpu_busy - (double)a->cpu_busy) * w;
+  *total =
+    (double)a->cpu_total + ((double)z->cpu_total - (double)a->cpu_total) * w;
+  return 0;
 }
 
 /* Seconds from init of the node leader to T (ns, the node's clock). */
@@ -320,14 +352,14 @@ static void put_str(struct text *b, const char *s)
 
 /* The slices: start, power, energy, CPU use.  Every slice's energy is the
  * history's rise across it, so that they add up to the rise over the
- * whole history, the node's energy (the history ends at the last sample of
- * the node total, pmon__hist_close()). */
+ * whole history, the node's energy (the history ends at the node total's
+ * last sample: pmon__meters_sample_all() at finalize). */
 static void put_slices(struct text *b, int points)
 {
   const struct pmon_hist_point *h = pmon__g.hist;
   size_t n = pmon__g.nhist;
   int nb = 0;
-  uint64_t t0 = 0, span = 0;
+  uint64_t t0 = 0, span = 0, cpu_gap = 0;
   static const char *const keys[] = {"t_s", "power_w", "energy_j",
                                       "cpu_util"};
 
@@ -338,6 +370,17 @@ static void put_slices(struct text *b, int points)
   }
   if (span == 0)
     nb = 0;
+  /* CPU readings come with the node total's samples.  Two further apart
+   * than its samples may be (its driver's stale limit, or for a driver
+   * without one PMON_TTL_READINGS intervals), plus the readings' own
+   * spacing, have nothing measured between them. */
+  if (pmon__g.total_meter >= 0 && pmon__g.ms != NULL) {
+    const struct pmon_meter *m = &pmon__g.ms[pmon__g.total_meter].m;
+    double ttl = PMON_TTL_READINGS * m->interval_s;
+
+    cpu_gap = (uint64_t)((m->stale_s > ttl ? m->stale_s : ttl) * 1e9);
+  }
+  cpu_gap += 2 * PMON_CPU_READ_NS;
   put(b, IND "\"slices\": %d," IND "\"dt_s\": ", nb);
   put_num(b, "", 9, nb > 0 ? (double)span * 1e-9 / nb : NAN);
   for (int key = 0; key < 4; key++) {
@@ -347,7 +390,7 @@ static void put_slices(struct text *b, int points)
       uint64_t z = k + 1 == nb ? h[n - 1].t_ns
                                : t0 + (uint64_t)((double)span * (k + 1) / nb);
       double c = (covered_at(z) - covered_at(a)) * 1e-9, v = NAN;
-      double ba, ta, bz, tz;
+      double ba, ta, bz, tz, rise = 0;
       const char *sep = k > 0 ? ", " : "";
 
       switch (key) {
@@ -361,15 +404,17 @@ static void put_slices(struct text *b, int points)
         v = c > 0 ? hist_at(z) - hist_at(a) : NAN;
         break;
       default:
-        cpu_at(a, &ba, &ta);
-        cpu_at(z, &bz, &tz);
-        if (ta > 0 && tz > ta)
+        if (cpu_at(a, cpu_gap, &ba, &ta) == 0 &&
+            cpu_at(z, cpu_gap, &bz, &tz) == 0 && tz > ta)
           v = (bz - ba) / (tz - ta);
         v = v > 1 ? 1 : v < 0 ? 0 : v;
         break;
       }
-      if (key == 2 && !(c > 0) && hist_at(z) - hist_at(a) != 0)
-        v = hist_at(z) - hist_at(a); /* energy is never lost */
+      /* Energy counted where no time was (the least of several meters'
+       * measured times is not the time of each): it is kept, so that
+       * the slices add up. */
+      if (key == 2 && !(c > 0) && (rise = hist_at(z) - hist_at(a)) != 0)
+        v = rise;
       put_num(b, sep, key == 0 ? 9 : key == 3 ? 4 : 7, v);
     }
     put(b, "]");
@@ -381,14 +426,13 @@ static void put_slices(struct text *b, int points)
 static void put_phases(struct text *b, const uint64_t (*ph)[3], int nph)
 {
   int half = PMON_TIMELINE_SPANS / 2, all = nph <= PMON_TIMELINE_SPANS;
-  uint64_t t0 = pmon__g.t_init_ns;
 
   put(b, "," IND "\"io_phases\": [");
   for (int k = 0, first = 1; k < nph; k++) {
     if (!all && k >= half && k < nph - half)
       continue;
-    put(b, "%s[%.7g, %.7g, %llu]", first ? "" : ", ",
-        since_init(t0 + ph[k][0]), since_init(t0 + ph[k][1]),
+    put(b, "%s[%.9g, %.9g, %llu]", first ? "" : ", ",
+        (double)ph[k][0] * 1e-9, (double)ph[k][1] * 1e-9,
         (unsigned long long)ph[k][2]);
     first = 0;
   }
@@ -400,10 +444,10 @@ static void put_phases(struct text *b, const uint64_t (*ph)[3], int nph)
 
     for (int k = half; k < nph - half; k++)
       bytes += ph[k][2];
-    put(b, "{\"count\": %d, \"start_s\": %.7g, \"end_s\": %.7g, "
+    put(b, "{\"count\": %d, \"start_s\": %.9g, \"end_s\": %.9g, "
            "\"bytes\": %llu}",
-        nph - 2 * half, since_init(t0 + ph[half][0]),
-        since_init(t0 + ph[nph - half - 1][1]), bytes);
+        nph - 2 * half, (double)ph[half][0] * 1e-9,
+        (double)ph[nph - half - 1][1] * 1e-9, bytes);
   }
 }
 
@@ -421,8 +465,8 @@ static void put_regions(struct text *b, const struct pmon_rtab *regions)
       continue;
     put(b, "%s{\"name\": ", listed > 0 ? "," IND "  " : "");
     put_str(b, r->name);
-    put(b, ", \"rank\": %d, \"count\": %llu, \"first\": [%.7g, %.7g], "
-           "\"last\": [%.7g, %.7g]}",
+    put(b, ", \"rank\": %d, \"count\": %llu, \"first\": [%.9g, %.9g], "
+           "\"last\": [%.9g, %.9g]}",
         (int)r->rank, (unsigned long long)r->mcount, since_init(r->span[0]),
         since_init(r->span[1]), since_init(r->span[2]),
         since_init(r->span[3]));
@@ -438,14 +482,24 @@ char *pmon__timeline_text(int slices, const struct pmon_rtab *regions,
                           const uint64_t (*ph)[3], int nph)
 {
   struct text b = {NULL, 0, 0, 1};
+  /* Numbers are written with printf(), which follows the program's
+   * LC_NUMERIC: a decimal comma would make the report invalid JSON.  The
+   * C locale, for this thread only, while the text is made. */
+  locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0), was;
 
-  if ((b.s = malloc(b.cap = 4096)) == NULL)
+  if (c == (locale_t)0 || (b.s = malloc(b.cap = 4096)) == NULL) {
+    if (c != (locale_t)0)
+      freelocale(c);
     return NULL;
+  }
+  was = uselocale(c);
   put(&b, "{");
   put_slices(&b, slices);
   put_phases(&b, ph, nph);
   put_regions(&b, regions);
   put(&b, "\n }");
+  uselocale(was);
+  freelocale(c);
   if (!b.ok) {
     free(b.s);
     return NULL;

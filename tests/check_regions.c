@@ -104,6 +104,20 @@ START_TEST(test_fold)
   ck_assert_uint_eq(rec(&t, "n-0")->count, 2);
   /* n-50..n-119, n-200, n-201, n-300, n-301, n-60 again. */
   ck_assert_uint_eq(rec(&t, "(other)")->count, 70 + 4 + 1);
+  /* Its spans for the timeline: outermost pairs only (n-201 and n-301
+   * are inside others), from n-50's to n-60's. */
+  {
+    const struct pmon_rrec *o = rec(&t, "(other)"), *a = rec(&t, "n-49");
+
+    ck_assert_uint_eq(o->mcount, 70 + 1 + 1 + 1);
+    ck_assert_uint_gt(o->span[0], a->span[1]);
+    ck_assert_uint_le(o->span[0], o->span[1]);
+    ck_assert_uint_lt(o->span[1], o->span[2]);
+    ck_assert_uint_le(o->span[2], o->span[3]);
+    ck_assert_uint_eq(a->mcount, 1);
+    ck_assert_uint_eq(a->span[0], a->span[2]);
+    ck_assert_uint_eq(a->span[1], a->span[3]);
+  }
   ck_assert_uint_eq(t.folded, 74);
   ck_assert(!t.folded_lower);
   pmon__rtab_free(&t);
@@ -118,6 +132,44 @@ START_TEST(test_fold)
                    50);
   ck_assert_uint_eq(json_array_size(json_object_get(doc, "regions")), 51);
   json_decref(doc);
+}
+END_TEST
+
+/* The first pair of "(other)" has a folded pair inside it, completed or
+ * closed at finalize: its span is the outer one's. */
+START_TEST(test_other_spans)
+{
+  struct pmon_rtab t;
+  const struct pmon_rrec *o;
+  uint64_t t0;
+
+  setenv("PMON_MAX_REGIONS", "1", 1);
+  ck_assert_int_eq(pmon_init(), 0);
+  t0 = pmon__now_ns();
+  pair("a");
+  ck_assert_int_eq(pmon_region_begin("b"), 0);
+  pair("c");
+  ck_assert_int_eq(pmon_region_end("b"), 0);
+  table(&t);
+  o = rec(&t, "(other)");
+  ck_assert_uint_eq(o->count, 2);
+  ck_assert_uint_eq(o->mcount, 1);
+  ck_assert_uint_ge(o->span[0], t0);
+  ck_assert_uint_ge(o->span[1], o->span[0]);
+  ck_assert_uint_eq(o->span[2], o->span[0]);
+  ck_assert_uint_eq(o->span[3], o->span[1]);
+  pmon__rtab_free(&t);
+  /* Open at finalize: closed there, a span all the same. */
+  ck_assert_int_eq(pmon_region_begin("d"), 0);
+  ck_assert_int_eq(pmon_region_begin("e"), 0);
+  pmon__regions_close_all(pmon__now_ns());
+  table(&t);
+  o = rec(&t, "(other)");
+  ck_assert_uint_eq(o->mcount, 2);
+  ck_assert_uint_ge(o->span[3], o->span[2]);
+  ck_assert_uint_gt(o->span[2], o->span[1]);
+  pmon__rtab_free(&t);
+  ck_assert_int_eq(pmon_finalize(), 0);
 }
 END_TEST
 
@@ -362,6 +414,7 @@ int main(void)
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, test_fold);
+  tcase_add_test(tc, test_other_spans);
   tcase_add_test(tc, test_threads_share_names);
   tcase_add_test(tc, test_bytes_per_name);
   tcase_add_test(tc, test_bad_settings);
