@@ -276,7 +276,7 @@ int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
 void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
                       const double *e, int nch);
 
-/* Allocate the node total's history (PMON_HIST points, 2.5 MiB), every
+/* Allocate the node total's history (PMON_HIST points, 3 MiB), every
  * page of it touched, so that the leader's memory does not grow as it
  * fills: called when the leader opens its meters.  0, or PMON_ENOMEM; a
  * history not allocated by then is allocated the same way at its first
