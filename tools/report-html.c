@@ -161,21 +161,6 @@ static void card_open(FILE *out, const char *key, int warn, int est) {
   fputs("</div><div class=\"v\">", out);
 }
 
-/* Formats s seconds for a card: "8.25 s", "10m 12s", "3h 05m". */
-static const char *short_duration(char buf[CELL_MAX], double s) {
-  long long t = (long long)(s + 0.5);
-
-  if (isnan(s))
-    return NULL;
-  if (t >= 3600)
-    snprintf(buf, CELL_MAX, "%lldh %02lldm", t / 3600, t / 60 % 60);
-  else if (t >= 60)
-    snprintf(buf, CELL_MAX, "%lldm %02llds", t / 60, t % 60);
-  else
-    snprintf(buf, CELL_MAX, "%.*f s", s < 10 ? 2 : 1, s);
-  return buf;
-}
-
 /* Closes the value of a card, writes its subline (escaped) and closes it. */
 static void card_close(FILE *out, const char *sub) {
   fputs("</div>", out);
@@ -304,7 +289,7 @@ static void summary(FILE *out, const struct report *r) {
   card_close(out, "energy / wall time");
 
   card_open(out, "Wall time", 0, 0);
-  fig(out, short_duration(a, r->job.wall_s));
+  fig(out, report_duration(a, r->job.wall_s, 1));
   card_close(out, when(sub, r->job.wall_s, r->job.start, r->job.end));
 
   card_open(out, "Nodes", 0, 0);
@@ -395,7 +380,7 @@ static void regions(FILE *out, const struct report *r) {
     num_cell(out, report_si(a, g->energy_j, "J"), r->estimated);
     num_cell(out, percent(a, g->share), 0);
     num_cell(out, plain(a, g->count, 0), 0);
-    num_cell(out, report_duration(a, g->time_s), 0);
+    num_cell(out, report_duration(a, g->time_s, 0), 0);
     num_cell(out, report_si(a, g->power_w, "W"), r->estimated);
     fputs("</tr>\n", out);
   }
@@ -417,7 +402,7 @@ static void node_row(FILE *out, const struct node *n, double max) {
   bar_cell(out, n->energy_j, max, n->estimated);
   num_cell(out, report_si(a, n->energy_j, "J"), n->estimated);
   num_cell(out, report_si(a, n->power_w, "W"), n->estimated);
-  num_cell(out, report_duration(a, n->wall_s), 0);
+  num_cell(out, report_duration(a, n->wall_s, 0), 0);
   num_cell(out, percent(a, 100 * n->energy_coverage), 0);
   num_cell(out, plain(a, n->nevents, 0), 0);
   fputs("</tr>\n", out);
@@ -577,12 +562,12 @@ static void io(FILE *out, const struct report *r) {
   card_open(out, "Phases", 0, 0);
   fig(out, plain(a, x->phases, 0));
   snprintf(sub, sizeof sub, "%s on the longest node",
-           report_duration(a, x->phase_time_s) ? a : "-");
+           report_duration(a, x->phase_time_s, 0) ? a : "-");
   card_close(out, sub);
   card_open(out, "Calls", 0, 0);
   fig(out, plain(a, x->ops, 0));
   snprintf(sub, sizeof sub, "%.0f failed, %s in calls", x->errors,
-           report_duration(a, x->time_s) ? a : "-");
+           report_duration(a, x->time_s, 0) ? a : "-");
   card_close(out, isnan(x->errors) ? NULL : sub);
   fputs("</div>\n", out);
   if (moved > 0 && x->nfiles > 0) {
@@ -599,7 +584,7 @@ static void io(FILE *out, const struct report *r) {
       num_cell(out, report_si(a, f->bytes_read, "B"), 0);
       num_cell(out, report_si(a, f->bytes_written, "B"), 0);
       num_cell(out, plain(a, f->ops, 0), 0);
-      num_cell(out, report_duration(a, f->time_s), 0);
+      num_cell(out, report_duration(a, f->time_s, 0), 0);
       num_cell(out, plain(a, f->ranks, 0), 0);
       fputs("</tr>\n", out);
     }
@@ -819,7 +804,7 @@ static void overview(FILE *out, const struct part *parts, size_t n) {
     fputs("</td>", out);
     num_cell(out, plain(a, j->nodes, 0), 0);
     num_cell(out, plain(a, j->ranks, 0), 0);
-    num_cell(out, report_duration(a, j->wall_s), 0);
+    num_cell(out, report_duration(a, j->wall_s, 0), 0);
     num_cell(out, report_si(a, j->energy_j, "J"), j->estimated);
     num_cell(out, report_si(a, j->power_w, "W"), j->estimated);
     fputs("</tr>\n", out);

@@ -432,7 +432,7 @@ static void heading(const struct svg *g) {
   fprintf(out, "<text x=\"24\" y=\"%.0f\" font-size=\"13\" "
           "fill=\"" MUTED "\">", g->top - 16);
   fprintf(out, "%zu node%s, %s", g->nnodes, g->nnodes == 1 ? "" : "s",
-          report_duration(a, g->tmax) ? a : "-");
+          report_duration(a, g->tmax, 0) ? a : "-");
   if (smax > 0) {
     if (smax - smin > 0.01 * smax)
       fprintf(out, ", slices of %s to %s", report_si(a, smin, "s"),

@@ -135,15 +135,17 @@ const char *report_si(char buf[CELL_MAX], double v, const char *unit) {
   return buf;
 }
 
-const char *report_duration(char buf[CELL_MAX], double s) {
+const char *report_duration(char buf[CELL_MAX], double s, int compact) {
   long long t = (long long)(s + 0.5);
 
   if (isnan(s))
     return NULL;
   if (t >= 3600)
-    snprintf(buf, CELL_MAX, "%lld h %02lld min", t / 3600, t / 60 % 60);
+    snprintf(buf, CELL_MAX, compact ? "%lldh %02lldm" : "%lld h %02lld min",
+             t / 3600, t / 60 % 60);
   else if (t >= 60)
-    snprintf(buf, CELL_MAX, "%lld min %02lld s", t / 60, t % 60);
+    snprintf(buf, CELL_MAX, compact ? "%lldm %02llds" : "%lld min %02lld s",
+             t / 60, t % 60);
   else
     snprintf(buf, CELL_MAX, "%.*f s", s < 10 ? 2 : 1, s);
   return buf;
