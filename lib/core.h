@@ -33,6 +33,9 @@
 #define PMON_TIMELINE_MAX 100000
 #define PMON_TIMELINE_SPANS 64 /* I/O phases, and regions, per node */
 #define PMON_CPU_READ_NS 20000000 /* /proc/stat is read at most this often */
+#define PMON_LABEL_MAX 255 /* bytes of PMON_LABEL */
+#define PMON_TAGS_MAX 1023 /* bytes of PMON_TAGS */
+#define PMON_TAG_KEY_MAX 64
 #define PMON_COVERAGE_FULL 0.995 /* a region measured over less of its
                                     time says so in the summary */
 #define PMON_TTL_READINGS 2.5 /* a sampled meter's readings further apart
@@ -188,6 +191,8 @@ struct pmon_state {
   int cpu_fd;         /* leader: /proc/stat for the timeline, -1 */
   uint64_t cpu_t_ns, cpu_busy, cpu_total; /* its last reading */
   char output[PATH_MAX];
+  char label[PMON_LABEL_MAX + 1]; /* PMON_LABEL, "" for none */
+  char tags[PMON_TAGS_MAX + 1];   /* PMON_TAGS, checked */
   char jobid[128];
   char jobid_source[32];
   uint64_t t_init_ns, t_fin_ns;

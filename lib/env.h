@@ -24,5 +24,7 @@
 #define PMON_ENV_MAX_REGIONS "PMON_MAX_REGIONS" /* region names kept */
 #define PMON_ENV_REGION_NODES "PMON_REGION_NODES" /* listed per region */
 #define PMON_ENV_SITE_FILE "PMON_SITE_FILE" /* the site file (pmon-site(5)) */
+#define PMON_ENV_LABEL "PMON_LABEL" /* the run's name in the report */
+#define PMON_ENV_TAGS "PMON_TAGS"   /* key=value,... in the report */
 
 #endif /* PMON_ENV_H */

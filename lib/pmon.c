@@ -80,6 +80,78 @@ static void job_id(void)
   }
 }
 
+/* A key of PMON_TAGS: letters, digits, '.', '-', '_'. */
+static int key_char(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+}
+
+/*
+ * PMON_LABEL, the run's name (job.label), and PMON_TAGS, key=value pairs
+ * separated by commas (job.tags), so that runs and sweeps can be told
+ * apart without parsing file names.  Checked here, on every rank; rank 0
+ * writes its own into the report.
+ */
+static int label_config(void)
+{
+  struct pmon_state *g = &pmon__g;
+  const char *l = getenv(PMON_ENV_LABEL), *t = getenv(PMON_ENV_TAGS), *p;
+  json_t *ok;
+
+  g->label[0] = g->tags[0] = '\0';
+  if (l != NULL && *l != '\0') {
+    if (strlen(l) > PMON_LABEL_MAX)
+      return pmon__fail(PMON_ECONFIG, "%s: longer than %d bytes",
+                        PMON_ENV_LABEL, PMON_LABEL_MAX);
+    for (p = l; *p != '\0'; p++)
+      if ((unsigned char)*p < 0x20 || *p == 0x7f)
+        return pmon__fail(PMON_ECONFIG, "%s: holds a control character",
+                          PMON_ENV_LABEL);
+    if ((ok = json_string(l)) == NULL)
+      return pmon__fail(PMON_ECONFIG, "%s: not valid UTF-8", PMON_ENV_LABEL);
+    json_decref(ok);
+    snprintf(g->label, sizeof g->label, "%s", l);
+  }
+  if (t == NULL || *t == '\0')
+    return 0;
+  if (strlen(t) > PMON_TAGS_MAX)
+    return pmon__fail(PMON_ECONFIG, "%s: longer than %d bytes", PMON_ENV_TAGS,
+                      PMON_TAGS_MAX);
+  for (p = t;;) {
+    size_t klen = 0, vlen;
+    const char *q;
+
+    while (key_char(p[klen]))
+      klen++;
+    if (klen == 0 || klen > PMON_TAG_KEY_MAX || p[klen] != '=')
+      return pmon__fail(PMON_ECONFIG,
+                        "%s: \"%.40s\": not key=value (a key of 1 to %d "
+                        "letters, digits, '.', '-' or '_')",
+                        PMON_ENV_TAGS, p, PMON_TAG_KEY_MAX);
+    vlen = strcspn(p + klen + 1, ",");
+    for (q = t; q < p; q += strcspn(q, ",") + 1)
+      if (strncmp(q, p, klen + 1) == 0)
+        return pmon__fail(PMON_ECONFIG, "%s: the key \"%.*s\" is given twice",
+                          PMON_ENV_TAGS, (int)klen, p);
+    for (q = p + klen + 1; q < p + klen + 1 + vlen; q++)
+      if ((unsigned char)*q < 0x20 || *q == 0x7f)
+        return pmon__fail(PMON_ECONFIG,
+                          "%s: the value of \"%.*s\" holds a control "
+                          "character",
+                          PMON_ENV_TAGS, (int)klen, p);
+    p += klen + 1 + vlen;
+    if (*p == '\0')
+      break;
+    p++; /* the comma */
+  }
+  if ((ok = json_string(t)) == NULL)
+    return pmon__fail(PMON_ECONFIG, "%s: not valid UTF-8", PMON_ENV_TAGS);
+  json_decref(ok);
+  snprintf(g->tags, sizeof g->tags, "%s", t);
+  return 0;
+}
+
 static void node_barrier(void)
 {
   if (pmon__g.mpi)
@@ -146,6 +218,8 @@ static int init_locked(int by_preload)
     cfg = pmon__timeline_config();
   if (cfg == 0)
     cfg = pmon__regions_config();
+  if (cfg == 0)
+    cfg = label_config();
   if ((rc = pmon__node_setup()) != 0) {
     pmon__node_teardown();
     return rc;

@@ -351,6 +351,28 @@ static json_t *job_covers(json_t *nodes)
   return seen != NULL ? json_string(seen) : json_null();
 }
 
+/* job.label and job.tags from PMON_LABEL and PMON_TAGS (checked at
+ * init: key=value pairs separated by commas). */
+static void label_tags(json_t *job)
+{
+  const char *t = pmon__g.tags;
+  json_t *tags = json_object();
+
+  json_object_set_new(job, "label", pmon__g.label[0] != '\0'
+                                      ? json_string(pmon__g.label)
+                                      : json_null());
+  while (tags != NULL && *t != '\0') {
+    size_t klen = strcspn(t, "="), vlen = strcspn(t + klen + 1, ",");
+    char key[PMON_TAG_KEY_MAX + 1];
+
+    snprintf(key, sizeof key, "%.*s", (int)klen, t);
+    json_object_set_new(tags, key, json_stringn(t + klen + 1, vlen));
+    t += klen + 1 + vlen;
+    t += *t == ',';
+  }
+  json_object_set_new(job, "tags", tags != NULL ? tags : json_object());
+}
+
 /* The report path: PMON_OUTPUT, a file in it when it is a directory, or
  * pmon-<jobid>.json. */
 static void output_path(char *buf, size_t size)
@@ -868,6 +890,7 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
     return pmon__fail(PMON_ENOMEM, "report: cannot build the document");
   json_object_set_new(doc, "covers", job_covers(nodes));
   region_names(json_object_get(doc, "job"), regions);
+  label_tags(json_object_get(doc, "job"));
   /* The regions go last, written from their records (write_doc()). */
   rd.doc = doc;
   rd.nodes = nodes;

@@ -44,6 +44,8 @@ static void usage(FILE *f)
           "  -m, --meters=LIST   meters to use (PMON_METERS), default auto\n"
           "  -n, --node=NAME     node name for this process (PMON_NODE)\n"
           "  -q, --quiet         no summary at the end (PMON_QUIET)\n"
+          "  -l, --label=NAME    the run's name in the report (PMON_LABEL)\n"
+          "  -t, --tag=KEY=VALUE a tag in the report (PMON_TAGS); repeatable\n"
           "      --no-preload    do not preload libpmon-mpiio.so\n"
           "  -h, --help          this help\n"
           "  -V, --version       the version\n");
@@ -195,6 +197,31 @@ static int run_unmeasured(char **argv)
   return e == ENOENT ? 127 : 126;
 }
 
+/* Add KV (key=value) to PMON_TAGS, after the tags it already holds;
+ * pmon_init checks them. */
+static int add_tag(const char *kv)
+{
+  const char *old = getenv("PMON_TAGS");
+  size_t n = (old != NULL ? strlen(old) : 0) + strlen(kv) + 2;
+  char *all;
+  int rc;
+
+  if (strchr(kv, '=') == NULL || strchr(kv, ',') != NULL) {
+    fprintf(stderr, "pmon-run: --tag: \"%s\": not KEY=VALUE (a value "
+                    "holds no comma)\n", kv);
+    return -1;
+  }
+  if ((all = malloc(n)) == NULL) {
+    fprintf(stderr, "pmon-run: --tag: out of memory\n");
+    return -1;
+  }
+  snprintf(all, n, "%s%s%s", old != NULL ? old : "",
+           old != NULL && *old != '\0' ? "," : "", kv);
+  rc = set("PMON_TAGS", all);
+  free(all);
+  return rc;
+}
+
 int main(int argc, char **argv)
 {
   static const struct option opts[] = {
@@ -202,6 +229,8 @@ int main(int argc, char **argv)
     {"meters", required_argument, NULL, 'm'},
     {"node", required_argument, NULL, 'n'},
     {"quiet", no_argument, NULL, 'q'},
+    {"label", required_argument, NULL, 'l'},
+    {"tag", required_argument, NULL, 't'},
     {"no-preload", no_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -210,7 +239,7 @@ int main(int argc, char **argv)
   char fdbuf[16];
   pid_t pid;
 
-  while ((c = getopt_long(argc, argv, "+o:m:n:qhV", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+o:m:n:ql:t:hV", opts, NULL)) != -1) {
     switch (c) {
     case 'o':
       if (set("PMON_OUTPUT", optarg) != 0)
@@ -226,6 +255,14 @@ int main(int argc, char **argv)
       break;
     case 'q':
       if (set("PMON_QUIET", "1") != 0)
+        return 2;
+      break;
+    case 'l':
+      if (set("PMON_LABEL", optarg) != 0)
+        return 2;
+      break;
+    case 't':
+      if (add_tag(optarg) != 0)
         return 2;
       break;
     case 'P':
