@@ -260,8 +260,10 @@ static int cpu_at(uint64_t t, uint64_t gap_ns, double *busy, double *total)
   double w;
 
   if (i == 0 || i == pmon__g.nhist) {
-    /* Outside the readings: only at one of them exactly. */
-    if (i == 0 || h[i - 1].cpu_total == 0 || h[i - 1].cpu_t_ns != t)
+    /* Before the first reading: none; after the last (the history's last
+     * points may come less than PMON_CPU_READ_NS after it), the last,
+     * within GAP_NS. */
+    if (i == 0 || h[i - 1].cpu_total == 0 || t - h[i - 1].cpu_t_ns > gap_ns)
       return -1;
     *busy = (double)h[i - 1].cpu_busy;
     *total = (double)h[i - 1].cpu_total;
