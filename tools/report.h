@@ -48,6 +48,8 @@ enum {
  */
 struct job {
   const char *id, *id_source, *start, *end;
+  const char *label; /* PMON_LABEL, the run's name; NULL when absent. */
+  json_t *tags;      /* PMON_TAGS: an object of strings, or NULL. */
   double ranks, nodes, wall_s;
   int mpi;
   double region_names_limit, region_names_folded; /* NAN before version 2 */
@@ -191,6 +193,11 @@ int report_open(const char *path, const char *name, struct report *r);
 
 /* Releases what report_open() gave r and zeroes it. */
 void report_free(struct report *r);
+
+/* The value of the tag key of r's job (job.tags), borrowed from r; NULL
+ * when the job has no such tag (or no tags: a report written before
+ * them). */
+const char *report_tag(const struct report *r, const char *key);
 
 /* Why node n of r (or, for n NULL, every node of r) has no timeline to
  * draw, to follow the word "timeline", in a static string or written into
