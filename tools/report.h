@@ -2,7 +2,7 @@
  * report.h - what the files of pmon-report(1) share: a report as read
  * (report-load.c), and the outputs that print it: text and CSV tables
  * (report-text.c).  pmon-report.c holds the command line and the JSON
- * output.
+ * output; report-compare.c the compare subcommand.
  */
 #ifndef PMON_REPORT_H
 #define PMON_REPORT_H
@@ -279,6 +279,14 @@ int report_out_close(struct report_out *o, int keep);
  * drawing's size in pixels, where inline it scales to its container. */
 void report_svg(FILE *out, const struct report *r, const char *id,
                 int standalone);
+
+/* ---- report-compare.c -------------------------------------------------- */
+
+/* Runs "pmon-report compare": argv[0] is "compare", the options and the
+ * files follow.  Returns the exit status: 0 when compared, 1 when a file
+ * could not be read, the runs are not comparable or the output could not
+ * be written, 2 on a usage error. */
+int report_compare(int argc, char **argv);
 
 /* ---- report-html.c ----------------------------------------------------- */
 
