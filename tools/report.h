@@ -290,6 +290,10 @@ int report_compare(int argc, char **argv);
 
 /* ---- report-html.c ----------------------------------------------------- */
 
+/* The style sheet of the pages (the job page, the comparison page): CSS
+ * rules, one per line. */
+extern const char report_html_style[];
+
 /* Writes one HTML page of the n reports at paths ("-" is standard input)
  * to file ("-" is standard output), through report_out_open().  A report
  * that cannot be read is left out after its error line; when none can be,
