@@ -10,7 +10,8 @@
  * the mean, the sample standard deviation and the count of its runs.
  * Every figure is also given as a ratio to the baseline column's.  The
  * table is printed as text, as CSV in long form (one row per column and
- * figure), or as a JSON document.
+ * figure), as a JSON document, or as a web page in the style of the job
+ * page (report-html.c).
  *
  * Runs whose energy covers different parts (the reports' "covers") are
  * refused unless --force.  A figure is marked when an estimated meter
@@ -34,7 +35,15 @@
 
 #include "report.h"
 
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
 #define CMD PROG ": compare"
+
+/* The regions the page lists, the first used; the other outputs list
+ * every one. */
+#define PAGE_REGIONS 50
 
 /* Below this share of its time measured, a figure is marked C, as the
  * text output notes a region (report-text.c). */
@@ -140,10 +149,10 @@ struct agg {
   unsigned marks;
 };
 
-enum output { OUT_TEXT, OUT_CSV, OUT_JSON };
+enum output { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_HTML };
 
 struct compare {
-  const char *baseline, *by; /* The options; NULL when not given. */
+  const char *baseline, *by, *page; /* The options; NULL when not given. */
   int force;
   enum output output;
   struct run *runs;
@@ -906,6 +915,193 @@ static int print_json(FILE *out, const struct compare *c) {
   return 0;
 }
 
+/* ---- HTML -------------------------------------------------------------- */
+
+/* Writes s escaped; "-" for NULL. */
+static void esc(FILE *out, const char *s) {
+  report_xml_text(out, s ? s : "-", 0);
+}
+
+/* A badge per mark, titled with what it means. */
+static void badges(FILE *out, unsigned marks) {
+  for (size_t i = 0; i < sizeof mark_letters - 1; i++)
+    if (marks & (1u << i))
+      fprintf(out, "<span class=\"est\" title=\"%s\">%c</span>",
+              mark_words[i], mark_letters[i]);
+}
+
+/* A right-aligned cell: s (formatted here, never text from a report) or
+ * an en dash, and the badges of marks. */
+static void num_cell(FILE *out, const char *s, unsigned marks) {
+  fputs("<td class=\"n\">", out);
+  fputs(s ? s : "\xE2\x80\x93", out);
+  badges(out, marks);
+  fputs("</td>", out);
+}
+
+/* The runs, or the groups with their runs, as a table. */
+static void page_columns(FILE *out, const struct compare *c) {
+  fprintf(out, "<h3>%s<small>%zu run%s", c->by ? "Groups" : "Runs",
+          c->nruns, c->nruns == 1 ? "" : "s");
+  if (c->by) {
+    fprintf(out, " in %zu group%s by the tag <code>", c->ncols,
+            c->ncols == 1 ? "" : "s");
+    esc(out, c->by);
+    fputs("</code>", out);
+  }
+  fputs("</small></h3>\n<table class=\"runs\"><thead><tr>", out);
+  if (c->by)
+    fputs("<th>group</th><th class=\"n\">n</th><th>runs</th>", out);
+  else
+    fputs("<th>run</th><th>file</th><th>job</th><th>covers</th>", out);
+  fputs("</tr></thead><tbody>\n", out);
+  for (size_t k = 0; k < c->ncols; k++) {
+    fputs("<tr><td class=\"name\">", out);
+    esc(out, c->colname[k]);
+    if (k == c->base)
+      fputs(" <span class=\"muted\">(baseline)</span>", out);
+    fputs("</td>", out);
+    if (c->by) {
+      size_t shown = 0;
+      fprintf(out, "<td class=\"n\">%zu</td><td class=\"name\">",
+              c->colruns[k]);
+      for (size_t i = 0; i < c->nruns; i++)
+        if (c->runs[i].column == k) {
+          fputs(shown++ ? ", " : "", out);
+          esc(out, c->runs[i].name);
+        }
+      fputs("</td>", out);
+    } else {
+      fputs("<td class=\"name mono\">", out);
+      esc(out, c->runs[k].shown);
+      fputs("</td><td>", out);
+      esc(out, c->runs[k].job_id);
+      fputs("</td><td>", out);
+      esc(out, c->runs[k].covers);
+      fputs("</td>", out);
+    }
+    fputs("</tr>\n", out);
+  }
+  fputs("</tbody></table>\n", out);
+}
+
+/* A row of the figures' table that opens a part of it. */
+static void page_part(FILE *out, const struct compare *c, const char *name) {
+  fprintf(out, "<tr><th colspan=\"%zu\">%s</th></tr>\n",
+          1 + (c->by ? 4 : 2) * c->ncols, name);
+}
+
+/* The figures: per column its figure (or mean, sd, n) and ratio. */
+static void page_figures(FILE *out, const struct compare *c) {
+  size_t regions = 0;
+  char buf[CELL_MAX];
+
+  fputs("<h3>Figures<small>", out);
+  fputs(c->by ? "per group, the mean of its runs, their sample standard "
+                "deviation (n&#8202;&#8722;&#8202;1) and number, and the "
+                "mean's ratio to the baseline's"
+              : "per run, the figure and its ratio to the baseline's", out);
+  fputs("</small></h3>\n<div class=\"wide\"><table class=\"compare\">"
+        "<thead><tr><th>figure</th>", out);
+  for (size_t k = 0; k < c->ncols; k++) {
+    fprintf(out, "<th class=\"n\" colspan=\"%d\">", c->by ? 4 : 2);
+    esc(out, c->colname[k]);
+    fputs("</th>", out);
+  }
+  fputs("</tr><tr><th></th>", out);
+  for (size_t k = 0; k < c->ncols; k++)
+    fputs(c->by ? "<th class=\"n\">mean</th><th class=\"n\">sd</th>"
+                  "<th class=\"n\">n</th><th class=\"n\">ratio</th>"
+                : "<th class=\"n\">value</th><th class=\"n\">ratio</th>",
+          out);
+  fputs("</tr></thead><tbody>\n", out);
+  page_part(out, c, "job");
+  for (size_t w = 0; w < c->nrows; w++) {
+    const struct row *r = &c->rows[w];
+    if (r->fig >= NFIXED) {
+      if (r->fig == F_REG_COUNT && regions++ == 0)
+        page_part(out, c, "regions");
+      if (regions > PAGE_REGIONS)
+        continue;
+    } else if (r->fig == F_IO_BYTES)
+      page_part(out, c, "MPI-IO");
+    fputs("<tr><td class=\"name\">", out);
+    if (r->fig >= NFIXED) {
+      esc(out, c->reg.names[r->region]);
+      fputs(" <span class=\"muted\">", out);
+      esc(out, figures[r->fig].key + strlen("region_"));
+      fputs("</span>", out);
+    } else
+      esc(out, figures[r->fig].key);
+    fputs("</td>", out);
+    for (size_t k = 0; k < c->ncols; k++) {
+      const struct agg *a = &c->agg[w * c->ncols + k];
+      num_cell(out, people(buf, r->fig, a->v), a->marks);
+      if (c->by) {
+        num_cell(out, people(buf, r->fig, a->sd), 0);
+        snprintf(buf, sizeof buf, "%.0f", a->n);
+        num_cell(out, buf, 0);
+      }
+      num_cell(out, ratio_text(buf, a->ratio), 0);
+    }
+    fputs("</tr>\n", out);
+    if (r->fig == F_REG_ENERGY && regions == PAGE_REGIONS &&
+        c->reg.n > PAGE_REGIONS)
+      fprintf(out, "<tr class=\"more\"><td colspan=\"%zu\">%zu more "
+              "regions (pmon-report compare --csv)</td></tr>\n",
+              1 + (c->by ? 4 : 2) * c->ncols, c->reg.n - PAGE_REGIONS);
+  }
+  fputs("</tbody></table></div>\n", out);
+}
+
+/* Writes the comparison as one self-contained page, in the style of the
+ * job page and as well-formed XML, to c->page; the exit status. */
+static int write_page(struct compare *c) {
+  struct report_out o;
+  FILE *out = report_out_open(&o, c->page);
+
+  if (out == NULL)
+    return 1;
+  fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
+        "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+        "'none'; style-src 'unsafe-inline'\"/>\n"
+        "<meta name=\"viewport\" content=\"width=device-width, "
+        "initial-scale=1\"/>\n<meta name=\"generator\" content=\"" PROG " "
+        PACKAGE_VERSION "\"/>\n", out);
+  fprintf(out, "<title>pmon: %zu runs compared</title>\n<style>\n%s"
+          "table.compare td.n{padding-left:4px}\n"
+          "table.compare td.name{overflow-wrap:break-word}\n"
+          "div.wide{overflow-x:auto}\n"
+          "table.compare tbody th{text-align:left;padding-top:14px}\n"
+          "</style>\n</head>\n<body>\n<main>\n<header class=\"page\"><h1>"
+          "pmon comparison</h1><p>%zu run%s, ratios to ", c->nruns,
+          report_html_style, c->nruns, c->nruns == 1 ? "" : "s");
+  esc(out, c->colname[c->base]);
+  fputs(", drawn by " PROG " " PACKAGE_VERSION " from the reports that "
+        "pmon wrote</p></header>\n", out);
+  if (c->ref != NULL) {
+    fputs("<p class=\"note\">Energy of ", out);
+    esc(out, strcmp(c->ref->covers, "node") == 0 ? "whole nodes"
+                                                 : c->ref->covers);
+    fputs((c->marks & M_COVERS) ? " in the baseline; some runs cover other "
+          "parts (compared with --force).</p>\n" : ".</p>\n", out);
+  }
+  page_columns(out, c);
+  page_figures(out, c);
+  for (size_t i = 0; i < sizeof mark_letters - 1; i++)
+    if (c->marks & (1u << i)) {
+      fputs("<p class=\"note\">", out);
+      badges(out, 1u << i);
+      fprintf(out, " %s</p>\n", mark_words[i]);
+    }
+  fputs("<footer>Energy in joules (J), power in watts (W), time in seconds "
+        "(s), 1 MB = 10<sup>6</sup> bytes. A dash is a figure that was not "
+        "measured. The reports' format: pmon-report(5).</footer>\n"
+        "</main>\n</body>\n</html>\n", out);
+  return report_out_close(&o, 1) ? 1 : 0;
+}
+
 /* ---- Command line ------------------------------------------------------ */
 
 static void usage(FILE *out) {
@@ -927,6 +1123,8 @@ static void usage(FILE *out) {
         "                       parts (whole nodes, cpu+memory...), marked\n"
         "  -c, --csv            print CSV, one row per run and figure\n"
         "  -j, --json           print one JSON document\n"
+        "  -H, --html=PAGE      write a web page to PAGE (- for standard\n"
+        "                       output)\n"
         "  -h, --help           print this help and exit\n"
         "\n"
         "Marks: *E estimated by a model, *C measured over less than 99.5 %\n"
@@ -947,19 +1145,21 @@ static int parse_args(int argc, char **argv, struct compare *c) {
     {"force", no_argument, NULL, O_FORCE},
     {"csv", no_argument, NULL, 'c'},
     {"json", no_argument, NULL, 'j'},
+    {"html", required_argument, NULL, 'H'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
   int opt, formats = 0, files;
 
   opterr = 0;
-  while ((opt = getopt_long(argc, argv, ":cjh", longopts, NULL)) != -1) {
+  while ((opt = getopt_long(argc, argv, ":cjH:h", longopts, NULL)) != -1) {
     switch (opt) {
     case O_BASELINE: c->baseline = optarg; break;
     case O_BY: c->by = optarg; break;
     case O_FORCE: c->force = 1; break;
     case 'c': c->output = OUT_CSV; formats++; break;
     case 'j': c->output = OUT_JSON; formats++; break;
+    case 'H': c->output = OUT_HTML; c->page = optarg; formats++; break;
     case 'h': usage(stdout); return 0;
     case ':':
       return complain(2, "%s: option needs an argument (" PROG
@@ -974,7 +1174,10 @@ static int parse_args(int argc, char **argv, struct compare *c) {
   }
   files = argc - optind;
   if (formats > 1)
-    return complain(2, "--csv and --json: choose one output format");
+    return complain(2, "--csv, --json and --html: choose one output "
+                    "format");
+  if (c->page != NULL && *c->page == '\0')
+    return complain(2, "--html: the output file name is empty");
   if (c->by != NULL && *c->by == '\0')
     return complain(2, "--by: the tag name is empty");
   if (c->by == NULL && files < 2)
@@ -1034,7 +1237,9 @@ int report_compare(int argc, char **argv) {
     if ((status = pick_baseline(&c)) == 0 &&
         (status = check_covers(&c)) == 0) {
       aggregate(&c);
-      if (c.output == OUT_CSV)
+      if (c.output == OUT_HTML)
+        status = write_page(&c);
+      else if (c.output == OUT_CSV)
         print_csv(stdout, &c);
       else if (c.output == OUT_JSON)
         print_json(stdout, &c);
