@@ -11,6 +11,8 @@
  * Exit status: 0 when every file was read, 1 when one was not (or stdout
  * could not be written), 2 on a usage error.
  *
+ * "pmon-report compare FILE..." compares runs (report-compare.c).
+ *
  * This file holds the command line and the JSON output; report-load.c reads
  * and checks a report, report-text.c prints it as text or CSV,
  * report-svg.c draws its power over time, report-html.c makes a web page
@@ -103,8 +105,10 @@ static int print_json(FILE *out, const struct report *r, const char *name) {
 
 static void usage(FILE *out) {
   fputs("Usage: " PROG " [OPTION]... FILE...\n"
+        "  or:  " PROG " compare [OPTION]... FILE...\n"
         "Print the energy reports FILE... that pmon jobs wrote, as text\n"
-        "tables, CSV or JSON, or draw them as a web page or a picture.\n"
+        "tables, CSV or JSON, or draw them as a web page or a picture;\n"
+        "or compare runs side by side (" PROG " compare --help).\n"
         "A FILE of - is standard input.\n"
         "\n"
         "  -c, --csv            print CSV tables: nodes, regions, events,\n"
@@ -242,9 +246,13 @@ static int write_svg(const char *file, const char *path, const char *name) {
 
 int main(int argc, char **argv) {
   struct options opt = {OUT_TEXT, SEC_ALL, 0, ""};
-  int status = parse_args(argc, argv, &opt), many;
+  int status, many;
   size_t shown = 0;
 
+  /* A subcommand, as git's builtins: its own options follow it. */
+  if (argc > 1 && strcmp(argv[1], "compare") == 0)
+    return report_compare(argc - 1, argv + 1);
+  status = parse_args(argc, argv, &opt);
   if (status >= 0)
     return status;
   if (opt.output == OUT_SVG)

@@ -56,7 +56,7 @@ struct part {
   struct jobline job;
 };
 
-static const char style[] =
+const char report_html_style[] =
   ":root{--ink:#1a1a1a;--muted:#5a5a5a;--line:#dcdcdc;--soft:#f5f6f7;"
   "--accent:#0072B2;--est:#B34700}\n"
   "*{box-sizing:border-box}\n"
@@ -834,7 +834,7 @@ static void page(FILE *out, const struct part *parts, size_t n, size_t ok) {
           "<header class=\"page\"><h1>pmon energy report</h1>"
           "<p>%zu job%s, drawn by " PROG " " PACKAGE_VERSION " from the "
           "report%s that pmon wrote at the end of each job</p></header>\n",
-          style, ok, ok == 1 ? "" : "s", ok == 1 ? "" : "s");
+          report_html_style, ok, ok == 1 ? "" : "s", ok == 1 ? "" : "s");
   if (ok > 1)
     overview(out, parts, n);
   for (size_t i = 0; i < n; i++)

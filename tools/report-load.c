@@ -119,6 +119,7 @@ static const struct field job_fields[] = {
   FIELD(struct job, ranks, K_COUNT),    FIELD(struct job, nodes, K_COUNT),
   FIELD(struct job, wall_s, K_NUM),     FIELD(struct job, start, K_STR),
   FIELD(struct job, end, K_STR),        FIELD(struct job, mpi, K_BOOL),
+  FIELD(struct job, label, K_STR),
   FIELD(struct job, region_names_limit, K_COUNT),
   FIELD(struct job, region_names_folded, K_COUNT),
 };
@@ -522,6 +523,30 @@ const char *report_no_timeline(const struct report *r, const struct node *n,
   return "missing (the job ran with PMON_TIMELINE=0)";
 }
 
+/* Checks job.tags, an object whose values are strings (absent or null in
+ * reports written before it), and stores it in r->job.tags. */
+static int load_tags(struct reader *rd, struct report *r, json_t *job) {
+  const char *key;
+  json_t *v;
+
+  if (get_child(rd, job, "job", "tags", JSON_OBJECT, &r->job.tags))
+    return -1;
+  json_object_foreach(r->job.tags, key, v) {
+    if (json_is_string(v))
+      continue;
+    /* A key is named unless it would break the message's one line. */
+    for (const char *p = key; *p; p++)
+      if ((unsigned char)*p < 0x20 || *p == 0x7F)
+        return wrong(rd, "job", "tags", "an object of strings", v);
+    return wrong(rd, "job.tags", key, "a string", v);
+  }
+  return 0;
+}
+
+const char *report_tag(const struct report *r, const char *key) {
+  return json_string_value(json_object_get(r->job.tags, key));
+}
+
 /* Checks the document of r->root and fills the rest of r from it. */
 static int load_report(struct reader *rd, struct report *r) {
   static const char *const stat_keys[2] = {"node_energy_j", "node_power_w"};
@@ -532,6 +557,7 @@ static int load_report(struct reader *rd, struct report *r) {
       LOAD_FIELDS(rd, r->root, "", top_fields, r) ||
       get_child(rd, r->root, "", "job", JSON_OBJECT, &job) ||
       LOAD_FIELDS(rd, job, "job", job_fields, &r->job) ||
+      load_tags(rd, r, job) ||
       get_child(rd, r->root, "", "meters", JSON_ARRAY, &meters) ||
       get_child(rd, r->root, "", "nodes", JSON_ARRAY, &nodes) ||
       get_child(rd, r->root, "", "regions", JSON_ARRAY, &regions) ||

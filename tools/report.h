@@ -2,7 +2,7 @@
  * report.h - what the files of pmon-report(1) share: a report as read
  * (report-load.c), and the outputs that print it: text and CSV tables
  * (report-text.c).  pmon-report.c holds the command line and the JSON
- * output.
+ * output; report-compare.c the compare subcommand.
  */
 #ifndef PMON_REPORT_H
 #define PMON_REPORT_H
@@ -48,6 +48,8 @@ enum {
  */
 struct job {
   const char *id, *id_source, *start, *end;
+  const char *label; /* PMON_LABEL, the run's name; NULL when absent. */
+  json_t *tags;      /* PMON_TAGS: an object of strings, or NULL. */
   double ranks, nodes, wall_s;
   int mpi;
   double region_names_limit, region_names_folded; /* NAN before version 2 */
@@ -192,6 +194,11 @@ int report_open(const char *path, const char *name, struct report *r);
 /* Releases what report_open() gave r and zeroes it. */
 void report_free(struct report *r);
 
+/* The value of the tag key of r's job (job.tags), borrowed from r; NULL
+ * when the job has no such tag (or no tags: a report written before
+ * them). */
+const char *report_tag(const struct report *r, const char *key);
+
 /* Why node n of r (or, for n NULL, every node of r) has no timeline to
  * draw, to follow the word "timeline", in a static string or written into
  * buf: "missing (report format 2, written before timelines)"; NULL when it
@@ -273,7 +280,19 @@ int report_out_close(struct report_out *o, int keep);
 void report_svg(FILE *out, const struct report *r, const char *id,
                 int standalone);
 
+/* ---- report-compare.c -------------------------------------------------- */
+
+/* Runs "pmon-report compare": argv[0] is "compare", the options and the
+ * files follow.  Returns the exit status: 0 when compared, 1 when a file
+ * could not be read, the runs are not comparable or the output could not
+ * be written, 2 on a usage error. */
+int report_compare(int argc, char **argv);
+
 /* ---- report-html.c ----------------------------------------------------- */
+
+/* The style sheet of the pages (the job page, the comparison page): CSS
+ * rules, one per line. */
+extern const char report_html_style[];
 
 /* Writes one HTML page of the n reports at paths ("-" is standard input)
  * to file ("-" is standard output), through report_out_open().  A report
