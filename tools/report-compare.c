@@ -598,20 +598,12 @@ static void grid_add(struct grid *g, const char *s) {
   g->cell[g->n++] = clean_copy(s ? s : "-");
 }
 
-/* The characters of the UTF-8 string s, for aligning columns. */
-static size_t width(const char *s) {
-  size_t n = 0;
-  for (; *s; s++)
-    n += ((unsigned char)*s & 0xC0) != 0x80;
-  return n;
-}
-
 /* Prints g: columns two spaces apart, aligned, no trailing blanks; then
  * releases its cells. */
 static void grid_print(FILE *out, struct grid *g) {
   size_t *w = report_xcalloc(g->ncols, sizeof *w);
   for (size_t i = 0; i < g->n; i++) {
-    size_t k = i % g->ncols, cw = width(g->cell[i]);
+    size_t k = i % g->ncols, cw = report_text_width(g->cell[i]);
     w[k] = cw > w[k] ? cw : w[k];
   }
   for (size_t i = 0; i < g->n; i += g->ncols) {
@@ -620,7 +612,7 @@ static void grid_print(FILE *out, struct grid *g) {
     FILE *mem = mem_open(&line, &len);
     for (size_t k = 0; k < g->ncols && i + k < g->n; k++) {
       const char *s = g->cell[i + k];
-      int fill = (int)(w[k] - width(s));
+      int fill = (int)(w[k] - report_text_width(s));
       if (g->left[k])
         fprintf(mem, "%s%s%*s", k ? "  " : "", s, fill, "");
       else

@@ -198,8 +198,7 @@ static const char *table_cell(const struct column *c, const void *rows,
   return cell_text(c, (const char *)rows + (row - 1) * sz, csv, buf);
 }
 
-/* The number of characters of a UTF-8 string, for aligning columns. */
-static size_t text_width(const char *s) {
+size_t report_text_width(const char *s) {
   size_t n = 0;
   for (; *s; s++)
     n += ((unsigned char)*s & 0xC0) != 0x80;
@@ -243,7 +242,7 @@ static void print_table(FILE *out, const char *csv_title,
   for (size_t r = 0; r <= nrows && !csv; r++) {
     for (size_t c = 0; c < ncols; c++) {
       const char *s = table_cell(&cols[c], rows, sz, r, 0, buf);
-      size_t w = text_width(s ? s : "-");
+      size_t w = report_text_width(s ? s : "-");
       width[c] = w > width[c] ? w : width[c];
     }
   }
@@ -253,7 +252,7 @@ static void print_table(FILE *out, const char *csv_title,
     for (size_t c = 0; c < ncols; c++) {
       const char *s = table_cell(&cols[c], rows, sz, r, csv, buf);
       int left = cols[c].cell == C_STR;
-      int fill = csv ? 0 : (int)(width[c] - text_width(s ? s : "-"));
+      int fill = csv ? 0 : (int)(width[c] - report_text_width(s ? s : "-"));
       if (csv) {
         fputs(c > 0 ? "," : "", out);
         csv_field(out, s);

@@ -243,6 +243,10 @@ void report_xml_text(FILE *out, const char *s, size_t max);
  * integer below 1000: "82.5 kJ", "412 W", "1.41 GB"; NULL for NAN. */
 const char *report_si(char buf[CELL_MAX], double v, const char *unit);
 
+/* The number of characters of the UTF-8 string s, for aligning columns
+ * (report-text.c). */
+size_t report_text_width(const char *s);
+
 /* Formats s seconds for people: "8.25 s", "2 min 00 s", "3 h 05 min",
  * or when COMPACT (a card of the page) "2m 00s", "3h 05m";
  * NULL for NAN. */
