@@ -22,6 +22,7 @@
 
 #include "pmon.h"
 #include "core.h"
+#include "leader.h"
 
 #define HZ 60
 #define T0 UINT64_C(5000000000000) /* ns: the simulated clock's start */
@@ -77,29 +78,6 @@ static long resident_kib(void)
   return res * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
-/* A node leader with the simulated meter, as pmon_init leaves one. */
-static int leader(void)
-{
-  struct pmon_state *g = &pmon__g;
-
-  if ((g->ms = calloc(PMON_METER_MAX, sizeof *g->ms)) == NULL)
-    return -1;
-  g->ms[0].m.drv = &sim;
-  g->ms[0].m.interval_s = sim.interval_s;
-  g->ms[0].m.flags = sim.flags;
-  if (sim.open(&g->ms[0].m) != 0)
-    return -1;
-  g->ms[0].ttl_ns = (uint64_t)(PMON_TTL_READINGS * sim.interval_s * 1e9);
-  g->nmeters = 1;
-  g->total_meter = 0;
-  g->total_mask[0] = 1;
-  g->leader = 1;
-  if (pmon__hist_open() != 0 || pmon__node_share() != 0)
-    return -1;
-  g->t_init_ns = g->sh->t_init_ns = T0;
-  return 0;
-}
-
 int main(void)
 {
   static const double marks_h[] = {1.0 / 60, 1, 12, 48};
@@ -109,7 +87,7 @@ int main(void)
   volatile double sink = 0;
   long prev_kib = 0;
 
-  if (leader() != 0) {
+  if (bench_leader(&sim, T0) != 0) {
     fprintf(stderr, "run_length: cannot set up a leader\n");
     return 1;
   }

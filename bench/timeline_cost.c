@@ -25,6 +25,7 @@
 #include "core.h"
 #include "rtab.h"
 #include "bench.h"
+#include "leader.h"
 
 #define HZ 10
 #define HOURS 2
@@ -79,21 +80,8 @@ int main(void)
 
   /* The leader, with the timeline on so that /proc/stat is read. */
   g->timeline = PMON_TIMELINE_DEFAULT;
-  if ((g->ms = calloc(PMON_METER_MAX, sizeof *g->ms)) == NULL)
+  if (bench_leader(&sim, T0) != 0)
     return 1;
-  g->ms[0].m.drv = &sim;
-  g->ms[0].m.interval_s = sim.interval_s;
-  g->ms[0].m.flags = sim.flags;
-  if (sim.open(&g->ms[0].m) != 0)
-    return 1;
-  g->ms[0].ttl_ns = (uint64_t)(PMON_TTL_READINGS * sim.interval_s * 1e9);
-  g->nmeters = 1;
-  g->total_meter = 0;
-  g->total_mask[0] = 1;
-  g->leader = 1;
-  if (pmon__hist_open() != 0 || pmon__node_share() != 0)
-    return 1;
-  g->t_init_ns = g->sh->t_init_ns = T0;
   for (uint64_t k = 0; k < n; k++) {
     struct pmon_reading r;
 
