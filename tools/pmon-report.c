@@ -11,7 +11,9 @@
  * Exit status: 0 when every file was read, 1 when one was not (or stdout
  * could not be written), 2 on a usage error.
  *
- * "pmon-report compare FILE..." compares runs (report-compare.c).
+ * "pmon-report compare FILE..." compares runs (report-compare.c);
+ * "pmon-report model ..." calibrates, predicts and validates the energy
+ * model of I/O approaches (report-model.c).
  *
  * This file holds the command line and the JSON output; report-load.c reads
  * and checks a report, report-text.c prints it as text or CSV,
@@ -252,6 +254,8 @@ int main(int argc, char **argv) {
   /* A subcommand, as git's builtins: its own options follow it. */
   if (argc > 1 && strcmp(argv[1], "compare") == 0)
     return report_compare(argc - 1, argv + 1);
+  if (argc > 1 && strcmp(argv[1], "model") == 0)
+    return report_model(argc - 1, argv + 1);
   status = parse_args(argc, argv, &opt);
   if (status >= 0)
     return status;

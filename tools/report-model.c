@@ -1,0 +1,1400 @@
+/*
+ * report-model.c - pmon-report model: the energy model of the Damaris
+ * study, E = T_sim x P_sim, to predict which I/O approach costs least
+ * (pmon-report(1), MODEL; the equations and their limits: pmon-model(7)).
+ *
+ *   model calibrate   runs of the application without I/O at several node
+ *                     and core counts give T_base and the tabulated
+ *                     scalability s_cores(c) and s_nodes(n); their nodes'
+ *                     power (or that of --busy runs) gives P_max, --idle
+ *                     runs (or a fit of the timelines' power on their CPU
+ *                     use) P_idle; written as a model file (JSON).
+ *   model predict     T_sim, P_sim and E of approaches on N nodes of C
+ *                     cores, best first.
+ *   model validate    predicted against measured energy for runs whose
+ *                     approach is in their tags, as the study's Table 3.
+ *
+ * For N nodes of C cores, each approach runs its computation on cn nodes
+ * of cc cores:
+ *   T_sim = T_base * s_nodes(cn) * s_cores(cc)  (+ T_io for tp)
+ *   none    cn = N, cc = C,     P_sim = P_max
+ *   tp      cn = N, cc = C,     P_sim = (T_comp P_max + T_io P_io) / T_sim
+ *   dc:K    cn = N, cc = C - K, P_sim = P_max
+ *   dn:S:D  cn = N S / (S + D), dn = N - cn, cc = C,
+ *           P_sim = (cn P_max + dn (P_idle + P_max) / 2) / N
+ *   E = N * T_sim * P_sim, the job's energy over all its nodes.
+ * s_cores and s_nodes are 1 at the reference point (the most cores per
+ * node, the fewest nodes at that count) and tabulated at the calibrated
+ * points; between two points they follow the power law through both (a
+ * straight line on log-log axes, exact for T proportional to k^-a), and
+ * outside them nothing is predicted.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "report.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+#define CMD PROG ": model"
+
+/* The model file's format version. */
+#define MODEL_FORMAT 1
+
+/* The least spread of CPU use over a node's timeline slices from which
+ * its power is fitted on it, to find P_idle without --idle runs. */
+#define FIT_SPREAD 0.5
+
+/* A tabulated scalability function: s at k (cores per node, or nodes),
+ * k increasing; runs and sd_s describe the time measured there. */
+struct point {
+  double k, s, time_s, sd_s;
+  size_t runs;
+};
+
+/* A power over the nodes: the mean, the sample standard deviation (NAN
+ * below two nodes), the least and the largest, of n nodes' own means. */
+struct spread {
+  double mean, sd, min, max;
+  size_t n;
+  const char *from; /* Where it comes from, in words. */
+};
+
+/* A model, as calibrated or read back. */
+struct model {
+  double t_base, ref_nodes, ref_cores;
+  struct point *sc, *sn; /* s_cores, s_nodes */
+  size_t nsc, nsn;
+  struct spread p_idle, p_max; /* p_idle.n is 0 when it is unknown. */
+  int estimated;
+  char *region; /* The region whose time and energy count; NULL: the job. */
+  json_t *root; /* The document read back; NULL when calibrated. */
+};
+
+/* An I/O approach: none, tp, dc:K or dn:S:D. */
+enum kind { A_NONE, A_TP, A_DC, A_DN };
+struct approach {
+  enum kind kind;
+  long k, s, d;
+  char name[40];
+};
+
+/* One prediction: T_sim, its computing part, P_sim, E (NAN when it was
+ * refused, and why in why). */
+struct prediction {
+  double t, t_comp, p, e;
+  double cn, cc; /* The computing nodes and cores per node. */
+  char why[200];
+};
+
+/* ---- Small pieces ------------------------------------------------------ */
+
+/* Prints "pmon-report: model: MSG" as one line; returns status. */
+PRINTF_LIKE(2, 3)
+static int complain(int status, const char *fmt, ...) {
+  va_list ap;
+  fflush(stdout);
+  fputs(CMD ": ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  putc('\n', stderr);
+  return status;
+}
+
+static void *xrealloc(void *p, size_t n) {
+  if ((p = realloc(p, n ? n : 1)) == NULL) {
+    fputs(PROG ": out of memory\n", stderr);
+    exit(1);
+  }
+  return p;
+}
+
+/* Parses a whole number 1 to max from s (all of it); -1 when it is not. */
+static long whole(const char *s, long max) {
+  char *end;
+  long v;
+  if (s == NULL || *s < '0' || *s > '9')
+    return -1;
+  errno = 0;
+  v = strtol(s, &end, 10);
+  return errno || *end || v < 1 || v > max ? -1 : v;
+}
+
+/* Parses a finite number >= 0 from s (all of it); -1 when it is not. */
+static double nonneg(const char *s) {
+  char *end;
+  double v;
+  if (s == NULL || *s == '\0')
+    return -1;
+  errno = 0;
+  v = strtod(s, &end);
+  return errno || *end || !isfinite(v) || v < 0 ? -1 : v;
+}
+
+/* Parses an approach: "none", "tp", "dc:K" or "dn:S:D" ("dn:S" is
+ * dn:S:1).  Returns 0, or -1 with why filled. */
+static int parse_approach(const char *s, struct approach *a, char *why,
+                          size_t size) {
+  char buf[40], *p, *q;
+  long max = 1000000;
+
+  memset(a, 0, sizeof *a);
+  if (strlen(s) >= sizeof buf) {
+    snprintf(why, size, "too long");
+    return -1;
+  }
+  strcpy(buf, s);
+  if (strcmp(buf, "none") == 0 || strcmp(buf, "tp") == 0) {
+    a->kind = buf[0] == 'n' ? A_NONE : A_TP;
+  } else if (strncmp(buf, "dc:", 3) == 0) {
+    a->kind = A_DC;
+    if ((a->k = whole(buf + 3, max)) < 0) {
+      snprintf(why, size, "dc:K wants K, the dedicated cores per node, a "
+                          "whole number from 1");
+      return -1;
+    }
+  } else if (strncmp(buf, "dn:", 3) == 0) {
+    a->kind = A_DN;
+    p = buf + 3;
+    q = strchr(p, ':');
+    if (q != NULL)
+      *q++ = '\0';
+    a->s = whole(p, max);
+    a->d = q ? whole(q, max) : 1;
+    if (a->s < 0 || a->d < 0) {
+      snprintf(why, size, "dn:S:D wants S compute nodes per D dedicated "
+                          "nodes, whole numbers from 1");
+      return -1;
+    }
+  } else {
+    snprintf(why, size, "not an approach: none, tp, dc:K or dn:S:D");
+    return -1;
+  }
+  if (a->kind == A_DC)
+    snprintf(a->name, sizeof a->name, "dc:%ld", a->k);
+  else if (a->kind == A_DN)
+    snprintf(a->name, sizeof a->name, "dn:%ld:%ld", a->s, a->d);
+  else
+    snprintf(a->name, sizeof a->name, "%s", buf);
+  return 0;
+}
+
+/* ---- The equations ----------------------------------------------------- */
+
+/* s at k from the table p (n points, k increasing): the value at a point,
+ * the power law through the two points around k between them.  Returns 0,
+ * or -1 when k lies outside the points. */
+static int scale_at(const struct point *p, size_t n, double k, double *s) {
+  for (size_t i = 0; i < n; i++) {
+    if (k == p[i].k) {
+      *s = p[i].s;
+      return 0;
+    }
+    if (i + 1 < n && k > p[i].k && k < p[i + 1].k) {
+      double a = log(p[i + 1].s / p[i].s) / log(p[i + 1].k / p[i].k);
+      *s = p[i].s * pow(k / p[i].k, a);
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* "4" or "4 to 24": the span of the points of p, for a refusal. */
+static const char *span_text(char buf[64], const struct point *p, size_t n) {
+  if (n == 1)
+    snprintf(buf, 64, "%g only", p[0].k);
+  else
+    snprintf(buf, 64, "%g to %g", p[0].k, p[n - 1].k);
+  return buf;
+}
+
+/* Predicts approach a on nodes of cores each, with the I/O time io_time
+ * (NAN: not known) at the power io_w (NAN: P_max) for tp.  Fills *out;
+ * returns 0, or -1 with out->why. */
+static int predict(const struct model *m, const struct approach *a,
+                   double nodes, double cores, double io_time, double io_w,
+                   struct prediction *out) {
+  double sn, sc, cn = nodes, cc = cores, pmax = m->p_max.mean;
+  char span[64];
+
+  memset(out, 0, sizeof *out);
+  out->t = out->t_comp = out->p = out->e = NAN;
+  if (a->kind == A_DC) {
+    if (a->k >= cores) {
+      snprintf(out->why, sizeof out->why, "%ld dedicated cores leave none "
+               "of the %g cores per node to compute", a->k, cores);
+      return -1;
+    }
+    cc = cores - (double)a->k;
+  } else if (a->kind == A_DN) {
+    double group = (double)(a->s + a->d);
+    if (fmod(nodes, group) != 0) {
+      snprintf(out->why, sizeof out->why, "%g nodes do not form groups of "
+               "%ld compute and %ld dedicated nodes", nodes, a->s, a->d);
+      return -1;
+    }
+    cn = nodes / group * (double)a->s;
+    if (m->p_idle.n == 0) {
+      snprintf(out->why, sizeof out->why, "P_idle is not in the model "
+               "(calibrate it with --idle REPORT)");
+      return -1;
+    }
+  } else if (a->kind == A_TP && isnan(io_time)) {
+    snprintf(out->why, sizeof out->why, "time partitioning needs its I/O "
+             "time (--io-time S): the time its ranks wait for the file "
+             "system is not the application's to predict");
+    return -1;
+  }
+  out->cn = cn;
+  out->cc = cc;
+  if (scale_at(m->sn, m->nsn, cn, &sn)) {
+    snprintf(out->why, sizeof out->why, "%g computing nodes is outside the "
+             "calibrated points (nodes %s)", cn, span_text(span, m->sn,
+                                                           m->nsn));
+    return -1;
+  }
+  if (scale_at(m->sc, m->nsc, cc, &sc)) {
+    snprintf(out->why, sizeof out->why, "%g computing cores per node is "
+             "outside the calibrated points (cores per node %s)", cc,
+             span_text(span, m->sc, m->nsc));
+    return -1;
+  }
+  out->t_comp = m->t_base * sn * sc;
+  out->t = out->t_comp;
+  out->p = pmax;
+  if (a->kind == A_TP) {
+    double pio = isnan(io_w) ? pmax : io_w;
+    out->t = out->t_comp + io_time;
+    out->p = out->t > 0 ? (out->t_comp * pmax + io_time * pio) / out->t
+                        : pmax;
+  } else if (a->kind == A_DN) {
+    double dn = nodes - cn;
+    out->p = (cn * pmax + dn * (m->p_idle.mean + pmax) / 2) / nodes;
+  }
+  out->e = nodes * out->t * out->p;
+  return 0;
+}
+
+/* ---- Reading runs ------------------------------------------------------ */
+
+/* What a run gives the model. */
+struct sample {
+  const char *file;
+  double nodes, cores; /* cores: ranks per node. */
+  double time_s, energy_j;
+  double io_time_s; /* NAN when unknown. */
+  struct approach a;
+  int has_approach;
+  int estimated;
+  char *covers;       /* What its energy covers; owned, NULL if unknown. */
+  struct nodew *pw;   /* Its nodes' power over the time that counts. */
+  size_t npw;
+};
+
+/* A node's name (owned) and power. */
+struct nodew {
+  char *name;
+  double w;
+};
+
+/* The element of array whose "name" is name; NULL when none. */
+static json_t *named(json_t *array, const char *name) {
+  size_t i;
+  json_t *e;
+  json_array_foreach(array, i, e) {
+    const char *s = json_string_value(json_object_get(e, "name"));
+    if (s != NULL && strcmp(s, name) == 0)
+      return e;
+  }
+  return NULL;
+}
+
+static double num(json_t *v) {
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void node_powers(const struct report *r, const char *region,
+                        void (*fn)(void *, const char *, double),
+                        void *arg);
+
+/* Adds node name's power w to the sample arg. */
+static void sample_power(void *arg, const char *name, double w) {
+  struct sample *x = arg;
+  x->pw = xrealloc(x->pw, (x->npw + 1) * sizeof *x->pw);
+  x->pw[x->npw].name = xrealloc(NULL, strlen(name) + 1);
+  strcpy(x->pw[x->npw].name, name);
+  x->pw[x->npw++].w = w;
+}
+
+/* The time and energy of r, of its region named region when not NULL, and
+ * its nodes, cores per node, approach, I/O time (io_region: the region
+ * whose time is its I/O time, when the tags do not say) and nodes' power.
+ * Returns 0, or -1 after one error line naming the file; x is then to be
+ * released with sample_free() all the same. */
+static int take_sample(const struct report *r, const char *file,
+                       const char *region, const char *io_region,
+                       struct sample *x) {
+  const char *tag;
+  char why[160];
+
+  memset(x, 0, sizeof *x);
+  x->file = file;
+  x->nodes = r->job.nodes;
+  x->io_time_s = NAN;
+  if (!(x->nodes >= 1))
+    return complain(-1, "%s: job.nodes: no node", file);
+  if ((tag = report_tag(r, "cores")) != NULL) {
+    long c = whole(tag, 1000000);
+    if (c < 0)
+      return complain(-1, "%s: tag cores=%s: not a whole number of cores "
+                      "per node", file, tag);
+    x->cores = (double)c;
+  } else {
+    x->cores = r->job.ranks / x->nodes;
+    if (x->cores != floor(x->cores) || x->cores < 1)
+      return complain(-1, "%s: %g ranks do not share out evenly over %g "
+                      "nodes: give the cores per node as the tag cores=C "
+                      "(PMON_TAGS)", file, r->job.ranks, x->nodes);
+  }
+  if ((tag = report_tag(r, "approach")) != NULL) {
+    if (parse_approach(tag, &x->a, why, sizeof why))
+      return complain(-1, "%s: tag approach=%s: %s", file, tag, why);
+    x->has_approach = 1;
+  }
+  if (region != NULL) {
+    json_t *g = named(json_object_get(r->root, "regions"), region);
+    if (g == NULL)
+      return complain(-1, "%s: region %s: not in the report", file, region);
+    x->time_s = num(json_object_get(g, "time_s"));
+    x->energy_j = num(json_object_get(g, "energy_j"));
+  } else {
+    x->time_s = r->job.wall_s;
+    x->energy_j = r->energy_j;
+  }
+  if (!(x->time_s > 0))
+    return complain(-1, "%s: %s%s: no time to calibrate on", file,
+                    region ? "region " : "the job", region ? region : "");
+  if ((tag = report_tag(r, "io_time")) != NULL) {
+    if ((x->io_time_s = nonneg(tag)) < 0)
+      return complain(-1, "%s: tag io_time=%s: not a time in seconds", file,
+                      tag);
+  } else if (io_region != NULL) {
+    json_t *g = named(json_object_get(r->root, "regions"), io_region);
+    x->io_time_s = g ? num(json_object_get(g, "time_s")) : NAN;
+  } else if (r->has_io) {
+    x->io_time_s = !isnan(r->io.phase_time_s) ? r->io.phase_time_s
+                                              : r->io.time_s;
+  }
+  x->estimated = r->estimated > 0;
+  if (r->covers != NULL) {
+    x->covers = xrealloc(NULL, strlen(r->covers) + 1);
+    strcpy(x->covers, r->covers);
+  }
+  node_powers(r, region, sample_power, x);
+  return 0;
+}
+
+static void sample_free(struct sample *x) {
+  for (size_t i = 0; i < x->npw; i++)
+    free(x->pw[i].name);
+  free(x->pw);
+  free(x->covers);
+  memset(x, 0, sizeof *x);
+}
+
+/* The power of each node of r over its region region (or its run): name
+ * and watts, through fn.  Nodes without a figure are left out. */
+static void node_powers(const struct report *r, const char *region,
+                        void (*fn)(void *, const char *, double),
+                        void *arg) {
+  if (region != NULL) {
+    json_t *g = named(json_object_get(r->root, "regions"), region);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(g, "nodes"), i, e) {
+      double w = num(json_object_get(e, "power_w"));
+      const char *name = json_string_value(json_object_get(e, "name"));
+      if (name != NULL && isfinite(w))
+        fn(arg, name, w);
+    }
+    if (json_array_size(json_object_get(g, "nodes")) > 0)
+      return;
+    /* Too many nodes for the region to list them: the run's figures. */
+  }
+  for (size_t k = 0; k < r->nnodes; k++)
+    if (r->nodes[k].name != NULL && isfinite(r->nodes[k].power_w))
+      fn(arg, r->nodes[k].name, r->nodes[k].power_w);
+}
+
+/* ---- Calibration ------------------------------------------------------- */
+
+/* What calibration learns of one node: its power in the busy runs and in
+ * the idle ones (sums and counts), and the sums of a least-squares fit of
+ * its timelines' power on their CPU use. */
+struct nodepow {
+  char *name;
+  double busy, idle;
+  size_t nbusy, nidle;
+  double n, su, sp, suu, sup, umin, umax;
+};
+
+struct nodeset {
+  struct nodepow *v;
+  size_t n, cap;
+  int idle; /* Which sum node_add() adds to. */
+};
+
+static struct nodepow *node_find(struct nodeset *s, const char *name) {
+  for (size_t i = 0; i < s->n; i++)
+    if (strcmp(s->v[i].name, name) == 0)
+      return &s->v[i];
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 16;
+    s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+  }
+  memset(&s->v[s->n], 0, sizeof s->v[s->n]);
+  s->v[s->n].name = xrealloc(NULL, strlen(name) + 1);
+  strcpy(s->v[s->n].name, name);
+  s->v[s->n].umin = INFINITY;
+  s->v[s->n].umax = -INFINITY;
+  return &s->v[s->n++];
+}
+
+static void node_add(void *arg, const char *name, double w) {
+  struct nodeset *s = arg;
+  struct nodepow *p = node_find(s, name);
+  if (s->idle) {
+    p->idle += w;
+    p->nidle++;
+  } else {
+    p->busy += w;
+    p->nbusy++;
+  }
+}
+
+/* Adds the slices of r's timelines that have both a power and a CPU use
+ * to the fit of their nodes. */
+static void fit_add(struct nodeset *s, const struct report *r) {
+  for (size_t k = 0; k < r->nnodes; k++) {
+    const struct timeline *tl = &r->nodes[k].tl;
+    struct nodepow *p;
+    if (!tl->present || r->nodes[k].name == NULL)
+      continue;
+    p = node_find(s, r->nodes[k].name);
+    for (size_t i = 0; i < tl->n; i++) {
+      double u = tl->cpu_util[i], w = tl->power_w[i];
+      if (!isfinite(u) || !isfinite(w))
+        continue;
+      p->n++;
+      p->su += u;
+      p->sp += w;
+      p->suu += u * u;
+      p->sup += u * w;
+      p->umin = u < p->umin ? u : p->umin;
+      p->umax = u > p->umax ? u : p->umax;
+    }
+  }
+}
+
+/* The spread over the nodes of value(node), for the nodes that have one
+ * (value NAN: none). */
+static void spread_of(const struct nodeset *s, double (*value)(
+                        const struct nodepow *), const char *from,
+                      struct spread *out) {
+  double sum = 0, ss = 0;
+  memset(out, 0, sizeof *out);
+  out->mean = out->sd = out->min = out->max = NAN;
+  out->from = from;
+  for (size_t i = 0; i < s->n; i++) {
+    double v = value(&s->v[i]);
+    if (isnan(v))
+      continue;
+    out->min = out->n == 0 || v < out->min ? v : out->min;
+    out->max = out->n == 0 || v > out->max ? v : out->max;
+    sum += v;
+    out->n++;
+  }
+  if (out->n == 0)
+    return;
+  out->mean = sum / (double)out->n;
+  for (size_t i = 0; i < s->n; i++) {
+    double v = value(&s->v[i]);
+    if (!isnan(v))
+      ss += (v - out->mean) * (v - out->mean);
+  }
+  out->sd = out->n > 1 ? sqrt(ss / (double)(out->n - 1)) : NAN;
+}
+
+static double busy_of(const struct nodepow *p) {
+  return p->nbusy ? p->busy / (double)p->nbusy : NAN;
+}
+
+static double idle_of(const struct nodepow *p) {
+  return p->nidle ? p->idle / (double)p->nidle : NAN;
+}
+
+/* The power at no CPU use of the fit of p's timelines, when their CPU use
+ * spreads over FIT_SPREAD at least. */
+static double fit_idle_of(const struct nodepow *p) {
+  double det = p->n * p->suu - p->su * p->su, b;
+  if (p->n < 3 || p->umax - p->umin < FIT_SPREAD || det <= 0)
+    return NAN;
+  b = (p->n * p->sup - p->su * p->sp) / det;
+  return (p->sp - b * p->su) / p->n;
+}
+
+/* The mean time of the samples at (nodes, cores), their sample standard
+ * deviation and count; 0 runs when there is none. */
+static struct point mean_at(const struct sample *x, size_t n, double nodes,
+                            double cores, double k) {
+  struct point p = {k, NAN, NAN, NAN, 0};
+  double sum = 0, ss = 0;
+  for (size_t i = 0; i < n; i++)
+    if (x[i].nodes == nodes && x[i].cores == cores) {
+      sum += x[i].time_s;
+      p.runs++;
+    }
+  if (p.runs == 0)
+    return p;
+  p.time_s = sum / (double)p.runs;
+  for (size_t i = 0; i < n; i++)
+    if (x[i].nodes == nodes && x[i].cores == cores)
+      ss += (x[i].time_s - p.time_s) * (x[i].time_s - p.time_s);
+  p.sd_s = p.runs > 1 ? sqrt(ss / (double)(p.runs - 1)) : NAN;
+  return p;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The distinct values of field (0: nodes, 1: cores) of the samples that
+ * have other == want in the other field, sorted; their count. */
+static size_t distinct(const struct sample *x, size_t n, int field,
+                       double want, double *out) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    double v = field ? x[i].cores : x[i].nodes;
+    double o = field ? x[i].nodes : x[i].cores;
+    size_t j;
+    if (o != want)
+      continue;
+    for (j = 0; j < m && out[j] != v; j++)
+      ;
+    if (j == m)
+      out[m++] = v;
+  }
+  qsort(out, m, sizeof *out, by_value);
+  return m;
+}
+
+static json_t *spread_json(const struct spread *s) {
+  if (s->n == 0)
+    return json_null();
+  return json_pack("{s:f,s:o,s:f,s:f,s:I,s:s}", "mean", s->mean, "stddev",
+                   isnan(s->sd) ? json_null() : json_real(s->sd), "min",
+                   s->min, "max", s->max, "nodes", (json_int_t)s->n, "from",
+                   s->from);
+}
+
+static json_t *points_json(const struct point *p, size_t n, const char *k) {
+  json_t *a = json_array();
+  for (size_t i = 0; i < n; i++)
+    json_array_append_new(
+      a, json_pack("{s:f,s:f,s:f,s:o,s:I}", k, p[i].k, "s", p[i].s,
+                   "time_s", p[i].time_s, "stddev_s",
+                   isnan(p[i].sd_s) ? json_null() : json_real(p[i].sd_s),
+                   "runs", (json_int_t)p[i].runs));
+  return a;
+}
+
+/* Prints the spread s of a power named name for people. */
+static void print_spread(FILE *out, const char *name, const struct spread *s) {
+  if (s->n == 0) {
+    fprintf(out, "%-8s unknown (calibrate with --idle REPORT)\n", name);
+    return;
+  }
+  fprintf(out, "%-8s %.1f W per node", name, s->mean);
+  if (s->n > 1)
+    fprintf(out, " (stddev %.1f W, %.1f to %.1f W over %zu nodes)", s->sd,
+            s->min, s->max, s->n);
+  else
+    fprintf(out, " (1 node)");
+  fprintf(out, ", from %s\n", s->from);
+}
+
+
+/* The options of "model calibrate". */
+struct calib_opts {
+  const char *region, *out;
+  char **idle, **busy; /* --idle and --busy reports, in argv. */
+  size_t nidle, nbusy;
+};
+
+/* Adds the nodes' power of the runs at paths to nodes, as idle or busy
+ * power: over the region when the run has it, else over the run.  Returns
+ * 0, or 1 when a run could not be read (after its error line). */
+static int read_power_runs(struct nodeset *nodes, char **paths, size_t n,
+                           int idle, const char *region) {
+  int status = 0;
+  nodes->idle = idle;
+  for (size_t i = 0; i < n; i++) {
+    struct report r;
+    const char *reg = region;
+    if (report_open(paths[i], paths[i], &r)) {
+      status = 1;
+      continue;
+    }
+    if (reg != NULL && named(json_object_get(r.root, "regions"), reg) == NULL)
+      reg = NULL;
+    node_powers(&r, reg, node_add, nodes);
+    report_free(&r);
+  }
+  return status;
+}
+
+/* The table of s at the distinct values of one field of the samples whose
+ * other field is fixed (cores: field 1 at nodes == fixed; nodes: field 0
+ * at cores == fixed), relative to the time t_base. */
+static struct point *table_of(const struct sample *x, size_t n, int field,
+                              double fixed, double t_base, size_t *count) {
+  double *k = report_xcalloc(n, sizeof *k);
+  struct point *p;
+  size_t m = distinct(x, n, field, fixed, k);
+
+  p = report_xcalloc(m, sizeof *p);
+  for (size_t i = 0; i < m; i++) {
+    p[i] = field ? mean_at(x, n, fixed, k[i], k[i])
+                 : mean_at(x, n, k[i], fixed, k[i]);
+    p[i].s = p[i].time_s / t_base;
+  }
+  free(k);
+  *count = m;
+  return p;
+}
+
+/* Writes the model m calibrated from the samples x to path. */
+static int write_model(const char *path, const struct model *m,
+                       const struct sample *x, size_t n,
+                       const struct nodeset *nodes) {
+  json_t *doc, *runs = json_array(), *pn = json_array();
+  struct report_out ro;
+  FILE *out;
+  int rc;
+
+  for (size_t i = 0; i < n; i++)
+    json_array_append_new(
+      runs, json_pack("{s:s,s:f,s:f,s:f,s:b}", "file", x[i].file, "nodes",
+                      x[i].nodes, "cores", x[i].cores, "time_s",
+                      x[i].time_s, "used",
+                      x[i].nodes == m->ref_nodes ||
+                        x[i].cores == m->ref_cores));
+  for (size_t i = 0; i < nodes->n; i++) {
+    double b = busy_of(&nodes->v[i]);
+    double d = m->p_idle.from && strstr(m->p_idle.from, "fit")
+                 ? fit_idle_of(&nodes->v[i]) : idle_of(&nodes->v[i]);
+    json_array_append_new(
+      pn, json_pack("{s:s,s:o,s:o}", "name", nodes->v[i].name, "p_idle_w",
+                    isnan(d) ? json_null() : json_real(d), "p_max_w",
+                    isnan(b) ? json_null() : json_real(b)));
+  }
+  doc = json_pack(
+    "{s:i,s:s,s:s,s:o,s:f,s:f,s:f,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
+    "pmon_model", MODEL_FORMAT, "written_by", "pmon-report model calibrate",
+    "pmon_version", PACKAGE_VERSION, "region",
+    m->region ? json_string(m->region) : json_null(), "t_base_s",
+    m->t_base, "ref_nodes", m->ref_nodes, "ref_cores", m->ref_cores,
+    "s_cores", points_json(m->sc, m->nsc, "cores"), "s_nodes",
+    points_json(m->sn, m->nsn, "nodes"), "p_idle_w",
+    spread_json(&m->p_idle), "p_max_w", spread_json(&m->p_max),
+    "estimated", m->estimated, "node_power", pn, "runs", runs);
+  if (doc == NULL)
+    return complain(1, "%s: cannot form the model (a name that is not "
+                    "UTF-8?)", path);
+  if ((out = report_out_open(&ro, path)) == NULL) {
+    json_decref(doc);
+    return 1;
+  }
+  rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+  putc('\n', out);
+  json_decref(doc);
+  return report_out_close(&ro, rc == 0) ? 1 : 0;
+}
+
+/* Prints the model m for people, with its source file name. */
+static void print_model(FILE *out, const struct model *m, const char *name) {
+  fprintf(out, "model %s%s\n", name,
+          m->estimated ? " (its power is ESTIMATED by a model, not "
+                         "measured)" : "");
+  fprintf(out, "T_base   %.3f s at %g node%s of %g cores, %s\n", m->t_base,
+          m->ref_nodes, m->ref_nodes == 1 ? "" : "s", m->ref_cores,
+          m->region ? "region " : "the whole run");
+  if (m->region)
+    fprintf(out, "         (region %s)\n", m->region);
+  fprintf(out, "s_cores ");
+  for (size_t i = 0; i < m->nsc; i++)
+    fprintf(out, " %g:%.4g", m->sc[i].k, m->sc[i].s);
+  fprintf(out, "   (cores per node: s)\ns_nodes ");
+  for (size_t i = 0; i < m->nsn; i++)
+    fprintf(out, " %g:%.4g", m->sn[i].k, m->sn[i].s);
+  fprintf(out, "   (nodes: s)\n");
+  print_spread(out, "P_idle", &m->p_idle);
+  print_spread(out, "P_max", &m->p_max);
+}
+
+static int calibrate(const struct calib_opts *o, char **paths, size_t n) {
+  struct sample *x = report_xcalloc(n, sizeof *x);
+  struct nodeset nodes = {0};
+  struct model m = {0};
+  size_t unused = 0;
+  int status = 0;
+  char from[96];
+
+  for (size_t i = 0; i < n && status == 0; i++) {
+    struct report r;
+    if (report_open(paths[i], paths[i], &r)) {
+      status = 1;
+      break;
+    }
+    if (take_sample(&r, paths[i], o->region, NULL, &x[i]))
+      status = 1;
+    else if (x[i].has_approach && x[i].a.kind != A_NONE)
+      status = complain(1, "%s: tag approach=%s: a calibration run is one "
+                        "without I/O (approach=none, or no approach tag)",
+                        paths[i], x[i].a.name);
+    else if (i > 0 && x[i].covers && x[0].covers &&
+             strcmp(x[i].covers, x[0].covers) != 0)
+      status = complain(1, "%s: its energy covers %s, that of %s %s: not "
+                        "the same quantity", paths[i], x[i].covers,
+                        paths[0], x[0].covers);
+    else
+      fit_add(&nodes, &r);
+    m.estimated |= x[i].estimated;
+    report_free(&r);
+  }
+  if (status != 0)
+    goto done;
+
+  /* The reference point, and the tables through it. */
+  m.ref_cores = 0;
+  for (size_t i = 0; i < n; i++)
+    m.ref_cores = x[i].cores > m.ref_cores ? x[i].cores : m.ref_cores;
+  m.ref_nodes = INFINITY;
+  for (size_t i = 0; i < n; i++)
+    if (x[i].cores == m.ref_cores && x[i].nodes < m.ref_nodes)
+      m.ref_nodes = x[i].nodes;
+  m.t_base = mean_at(x, n, m.ref_nodes, m.ref_cores, 0).time_s;
+  m.sc = table_of(x, n, 1, m.ref_nodes, m.t_base, &m.nsc);
+  m.sn = table_of(x, n, 0, m.ref_cores, m.t_base, &m.nsn);
+  m.region = (char *)o->region;
+  for (size_t i = 0; i < n; i++)
+    unused += x[i].nodes != m.ref_nodes && x[i].cores != m.ref_cores;
+
+  /* The powers. */
+  if (o->nbusy > 0) {
+    status |= read_power_runs(&nodes, o->busy, o->nbusy, 0, o->region);
+    spread_of(&nodes, busy_of, "the busy runs (--busy)", &m.p_max);
+  } else {
+    nodes.idle = 0;
+    for (size_t i = 0; i < n; i++)
+      if (x[i].cores == m.ref_cores)
+        for (size_t j = 0; j < x[i].npw; j++)
+          node_add(&nodes, x[i].pw[j].name, x[i].pw[j].w);
+    snprintf(from, sizeof from, "the runs at %g cores per node",
+             m.ref_cores);
+    spread_of(&nodes, busy_of, from, &m.p_max);
+  }
+  if (o->nidle > 0) {
+    status |= read_power_runs(&nodes, o->idle, o->nidle, 1, o->region);
+    spread_of(&nodes, idle_of, "the idle runs (--idle)", &m.p_idle);
+  } else {
+    spread_of(&nodes, fit_idle_of,
+              "a fit of the timelines' power on their CPU use", &m.p_idle);
+  }
+  if (status != 0)
+    goto done;
+  if (m.p_max.n == 0) {
+    status = complain(1, "no node power in the runs at %g cores per node: "
+                      "no P_max", m.ref_cores);
+    goto done;
+  }
+  if (!(m.p_max.mean > 0)) {
+    status = complain(1, "P_max %.1f W: not a power to model", m.p_max.mean);
+    goto done;
+  }
+  if ((status = write_model(o->out, &m, x, n, &nodes)) == 0) {
+    print_model(stdout, &m, o->out);
+    if (unused > 0)
+      printf("note: %zu run%s off the reference row (%g node%s) and column "
+             "(%g cores per node) not used\n", unused, unused == 1 ? "" : "s",
+             m.ref_nodes, m.ref_nodes == 1 ? "" : "s", m.ref_cores);
+    if (m.p_idle.n == 0)
+      printf("note: P_idle unknown: the timelines' CPU use spreads over less "
+             "than %.0f %%; give idle runs with --idle to predict dn\n",
+             FIT_SPREAD * 100);
+  }
+done:
+  for (size_t i = 0; i < nodes.n; i++)
+    free(nodes.v[i].name);
+  free(nodes.v);
+  for (size_t i = 0; i < n; i++)
+    sample_free(&x[i]);
+  free(x);
+  free(m.sc);
+  free(m.sn);
+  return status;
+}
+
+/* ---- Reading a model back ---------------------------------------------- */
+
+static int by_k(const void *a, const void *b) {
+  double x = ((const struct point *)a)->k, y = ((const struct point *)b)->k;
+  return (x > y) - (x < y);
+}
+
+/* Reads the table key of doc, whose points name k with kname. */
+static int read_points(const char *path, json_t *doc, const char *key,
+                       const char *kname, struct point **out, size_t *n) {
+  json_t *a = json_object_get(doc, key), *e;
+  size_t i;
+
+  if (!json_is_array(a) || json_array_size(a) == 0)
+    return complain(1, "%s: %s: not a list of points", path, key);
+  *n = json_array_size(a);
+  *out = report_xcalloc(*n, sizeof **out);
+  json_array_foreach(a, i, e) {
+    double k = num(json_object_get(e, kname)), s = num(json_object_get(e, "s"));
+    if (!(k >= 1) || !isfinite(k) || !(s > 0) || !isfinite(s))
+      return complain(1, "%s: %s[%zu]: wants %s >= 1 and s > 0", path, key,
+                      i, kname);
+    (*out)[i] = (struct point){k, s, NAN, NAN, 0};
+  }
+  qsort(*out, *n, sizeof **out, by_k);
+  for (i = 1; i < *n; i++)
+    if ((*out)[i].k == (*out)[i - 1].k)
+      return complain(1, "%s: %s: two points at %s %g", path, key, kname,
+                      (*out)[i].k);
+  return 0;
+}
+
+static int read_spread(const char *path, json_t *doc, const char *key,
+                       int required, struct spread *s) {
+  json_t *v = json_object_get(doc, key);
+  memset(s, 0, sizeof *s);
+  s->mean = s->sd = s->min = s->max = NAN;
+  if (json_is_null(v) && !required)
+    return 0;
+  s->mean = num(json_object_get(v, "mean"));
+  if (!json_is_object(v) || !(s->mean > 0) || !isfinite(s->mean))
+    return complain(1, "%s: %s.mean: not a power in watts", path, key);
+  s->sd = num(json_object_get(v, "stddev"));
+  s->min = num(json_object_get(v, "min"));
+  s->max = num(json_object_get(v, "max"));
+  s->n = json_is_integer(json_object_get(v, "nodes"))
+           ? (size_t)json_integer_value(json_object_get(v, "nodes")) : 1;
+  s->n = s->n ? s->n : 1;
+  s->from = json_string_value(json_object_get(v, "from"));
+  s->from = s->from ? s->from : "the model file";
+  return 0;
+}
+
+/* Loads the model file at path into m (released with model_free()).
+ * Returns 0, or 1 after one error line. */
+static int model_load(const char *path, struct model *m) {
+  json_error_t err;
+  json_t *v;
+
+  memset(m, 0, sizeof *m);
+  m->root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+  if (m->root == NULL)
+    return complain(1, "%s: %s%s%s", path, err.text,
+                    err.line > 0 ? " at line " : "",
+                    err.line > 0 ? "(see the file)" : "");
+  v = json_object_get(m->root, "pmon_model");
+  if (!json_is_integer(v))
+    return complain(1, "%s: pmon_model: missing: not a model file (pmon-"
+                    "report model calibrate writes them)", path);
+  if (json_integer_value(v) != MODEL_FORMAT)
+    return complain(1, "%s: pmon_model: version %lld: this pmon-report "
+                    "reads version %d", path,
+                    (long long)json_integer_value(v), MODEL_FORMAT);
+  m->t_base = num(json_object_get(m->root, "t_base_s"));
+  if (!(m->t_base > 0) || !isfinite(m->t_base))
+    return complain(1, "%s: t_base_s: not a time in seconds", path);
+  m->ref_nodes = num(json_object_get(m->root, "ref_nodes"));
+  m->ref_cores = num(json_object_get(m->root, "ref_cores"));
+  if (read_points(path, m->root, "s_cores", "cores", &m->sc, &m->nsc) ||
+      read_points(path, m->root, "s_nodes", "nodes", &m->sn, &m->nsn) ||
+      read_spread(path, m->root, "p_max_w", 1, &m->p_max) ||
+      read_spread(path, m->root, "p_idle_w", 0, &m->p_idle))
+    return 1;
+  v = json_object_get(m->root, "region");
+  if (v != NULL && !json_is_null(v) && !json_is_string(v))
+    return complain(1, "%s: region: not a region name", path);
+  m->region = (char *)json_string_value(v);
+  m->estimated = json_is_true(json_object_get(m->root, "estimated"));
+  return 0;
+}
+
+static void model_free(struct model *m) {
+  free(m->sc);
+  free(m->sn);
+  json_decref(m->root);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---- predict ----------------------------------------------------------- */
+
+/* Formats v with prec decimals for a table; "-" for NAN. */
+static const char *fix(char buf[CELL_MAX], double v, int prec) {
+  if (isnan(v))
+    return "-";
+  snprintf(buf, CELL_MAX, "%.*f", prec, v);
+  return buf;
+}
+
+/* Formats v exactly enough for CSV; "" for NAN. */
+static const char *full(char buf[CELL_MAX], double v) {
+  if (isnan(v))
+    return "";
+  snprintf(buf, CELL_MAX, "%.15g", v);
+  return buf;
+}
+
+struct predicted {
+  struct approach a;
+  struct prediction p;
+};
+
+static int by_energy(const void *a, const void *b) {
+  double x = ((const struct predicted *)a)->p.e;
+  double y = ((const struct predicted *)b)->p.e;
+  if (isnan(x) || isnan(y))
+    return isnan(x) - isnan(y);
+  return (x > y) - (x < y);
+}
+
+/* Adds the approaches of the comma-separated list s to *v; -1 after an
+ * error line for one that is not. */
+static int add_approaches(const char *s, struct predicted **v, size_t *n) {
+  char *copy = xrealloc(NULL, strlen(s) + 1), *tok, *save = NULL;
+  char why[160];
+  int rc = 0;
+
+  strcpy(copy, s);
+  for (tok = strtok_r(copy, ",", &save); tok && rc == 0;
+       tok = strtok_r(NULL, ",", &save)) {
+    *v = xrealloc(*v, (*n + 1) * sizeof **v);
+    memset(&(*v)[*n], 0, sizeof **v);
+    if (parse_approach(tok, &(*v)[*n].a, why, sizeof why))
+      rc = complain(-1, "--approach %s: %s", tok, why);
+    else
+      (*n)++;
+  }
+  if (*n == 0 && rc == 0)
+    rc = complain(-1, "--approach: no approach given");
+  free(copy);
+  return rc;
+}
+
+static const char *const predict_usage =
+  "usage: " PROG " model predict MODEL --nodes N --cores C "
+  "--approach A[,A...] [--io-time S] [--io-power W] [--csv]\n";
+
+static int cmd_predict(int argc, char **argv) {
+  static const struct option longopts[] = {
+    {"nodes", required_argument, NULL, 'n'},
+    {"cores", required_argument, NULL, 'c'},
+    {"approach", required_argument, NULL, 'a'},
+    {"io-time", required_argument, NULL, 't'},
+    {"io-power", required_argument, NULL, 'w'},
+    {"csv", no_argument, NULL, 'C'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+  long nodes = -1, cores = -1;
+  double io_time = NAN, io_w = NAN;
+  struct predicted *v = NULL;
+  size_t n = 0, ok = 0;
+  struct model m;
+  int c, csv = 0, status;
+  char b[7][CELL_MAX];
+
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":n:c:a:t:w:h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'n':
+      if ((nodes = whole(optarg, 100000000)) < 0)
+        return complain(2, "--nodes %s: not a whole number of nodes",
+                        optarg);
+      break;
+    case 'c':
+      if ((cores = whole(optarg, 100000000)) < 0)
+        return complain(2, "--cores %s: not a whole number of cores per "
+                        "node", optarg);
+      break;
+    case 'a':
+      if (add_approaches(optarg, &v, &n)) {
+        free(v);
+        return 2;
+      }
+      break;
+    case 't':
+      if ((io_time = nonneg(optarg)) < 0)
+        return complain(2, "--io-time %s: not a time in seconds", optarg);
+      break;
+    case 'w':
+      if ((io_w = nonneg(optarg)) < 0)
+        return complain(2, "--io-power %s: not a power in watts", optarg);
+      break;
+    case 'C': csv = 1; break;
+    case 'h': fputs(predict_usage, stdout); free(v); return 0;
+    case ':':
+      free(v);
+      return complain(2, "%s: option needs an argument", argv[optind - 1]);
+    default:
+      free(v);
+      return complain(2, "%s: invalid option", argv[optind - 1]);
+    }
+  }
+  if (optind != argc - 1 || nodes < 0 || cores < 0 || n == 0) {
+    free(v);
+    return complain(2, "predict: %s (" PROG " model --help)",
+                    optind != argc - 1
+                    ? "give one MODEL file"
+                    : "--nodes, --cores and --approach are required");
+  }
+  if (model_load(argv[optind], &m)) {
+    model_free(&m);
+    free(v);
+    return 1;
+  }
+  status = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (predict(&m, &v[i].a, (double)nodes, (double)cores, io_time, io_w,
+                &v[i].p))
+      status = complain(1, "predict: %s: %s", v[i].a.name, v[i].p.why);
+    else
+      ok++;
+  }
+  qsort(v, n, sizeof *v, by_energy);
+  if (csv)
+    printf("rank,approach,nodes,cores,computing_nodes,computing_cores,"
+           "t_sim_s,t_io_s,p_sim_w,energy_j,refused\n");
+  else {
+    print_model(stdout, &m, argv[optind]);
+    printf("\n%ld node%s of %ld cores%s\n", nodes, nodes == 1 ? "" : "s",
+           cores, m.estimated ? "; every energy ESTIMATED" : "");
+    printf("%-4s %-10s %7s %7s %10s %9s %12s\n", "rank", "approach",
+           "c.nodes", "c.cores", "T_sim s", "P_sim W", "E kJ");
+  }
+  for (size_t i = 0; i < n; i++) {
+    const struct prediction *p = &v[i].p;
+    double tio = v[i].a.kind == A_TP && !isnan(p->t) ? io_time : NAN;
+    if (csv) {
+      printf("%s,%s,%ld,%ld,%s,%s,%s,%s,%s,%s,\"%s\"\n",
+             isnan(p->e) ? "" : (snprintf(b[6], CELL_MAX, "%zu", i + 1), b[6]),
+             v[i].a.name, nodes, cores, full(b[0], isnan(p->e) ? NAN : p->cn),
+             full(b[1], isnan(p->e) ? NAN : p->cc), full(b[2], p->t),
+             full(b[3], tio), full(b[4], p->p), full(b[5], p->e),
+             isnan(p->e) ? p->why : "");
+    } else if (isnan(p->e)) {
+      printf("%-4s %-10s refused: %s\n", "-", v[i].a.name, p->why);
+    } else {
+      printf("%-4zu %-10s %7g %7g %10s %9s %12s\n", i + 1, v[i].a.name,
+             p->cn, p->cc, fix(b[0], p->t, 3), fix(b[1], p->p, 1),
+             fix(b[2], p->e / 1000, 3));
+    }
+  }
+  if (!csv && ok > 1)
+    printf("best: %s\n", v[0].a.name);
+  model_free(&m);
+  free(v);
+  return ok == 0 ? 1 : status;
+}
+
+/* ---- validate ---------------------------------------------------------- */
+
+/* A run validated: its sample, its prediction and the difference of the
+ * predicted energy from the measured one, in percent. */
+struct checked {
+  struct sample x;
+  char *name; /* Its label, else its file's base name. */
+  struct prediction p;
+  double diff;
+};
+
+/* Of the runs at one size (nodes, cores), the approach whose mean
+ * measured (measured != 0) or predicted energy is least; NULL when fewer
+ * than two approaches have a figure. */
+static const struct checked *best_of(const struct checked *v, size_t n,
+                                     double nodes, double cores,
+                                     int measured, double *e_out) {
+  const struct checked *best = NULL;
+  double best_e = INFINITY;
+  size_t kinds = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    double sum = 0;
+    size_t cnt = 0, j;
+    if (v[i].x.nodes != nodes || v[i].x.cores != cores || isnan(v[i].p.e))
+      continue;
+    for (j = 0; j < i; j++) /* Its approach's first run only. */
+      if (v[j].x.nodes == nodes && v[j].x.cores == cores &&
+          !isnan(v[j].p.e) && strcmp(v[j].x.a.name, v[i].x.a.name) == 0)
+        break;
+    if (j < i)
+      continue;
+    kinds++;
+    for (j = i; j < n; j++)
+      if (v[j].x.nodes == nodes && v[j].x.cores == cores &&
+          !isnan(v[j].p.e) && strcmp(v[j].x.a.name, v[i].x.a.name) == 0) {
+        sum += measured ? v[j].x.energy_j : v[j].p.e;
+        cnt++;
+      }
+    if (sum / (double)cnt < best_e) {
+      best_e = sum / (double)cnt;
+      best = &v[i];
+    }
+  }
+  *e_out = best_e;
+  return kinds > 1 ? best : NULL;
+}
+
+static const char *const validate_usage =
+  "usage: " PROG " model validate [--region NAME] [--io-region NAME] "
+  "[--csv] MODEL REPORT...\n";
+
+static int cmd_validate(int argc, char **argv) {
+  static const struct option longopts[] = {
+    {"region", required_argument, NULL, 'r'},
+    {"io-region", required_argument, NULL, 'i'},
+    {"csv", no_argument, NULL, 'C'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+  const char *region = NULL, *io_region = NULL;
+  struct checked *v;
+  double acc = 0, worst = INFINITY;
+  size_t n, ok = 0;
+  struct model m;
+  int c, csv = 0, status = 0;
+  char b[8][CELL_MAX];
+
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":r:i:h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'r': region = optarg; break;
+    case 'i': io_region = optarg; break;
+    case 'C': csv = 1; break;
+    case 'h': fputs(validate_usage, stdout); return 0;
+    case ':':
+      return complain(2, "%s: option needs an argument", argv[optind - 1]);
+    default:
+      return complain(2, "%s: invalid option", argv[optind - 1]);
+    }
+  }
+  if (argc - optind < 2) {
+    return complain(2, "validate: give a MODEL file and the REPORTs of "
+                    "measured runs (" PROG " model --help)");
+  }
+  if (model_load(argv[optind], &m)) {
+    model_free(&m);
+    return 1;
+  }
+  /* The time that counts is the model's unless asked otherwise. */
+  region = region ? region : m.region;
+  n = (size_t)(argc - optind - 1);
+  v = report_xcalloc(n, sizeof *v);
+  for (size_t i = 0; i < n; i++) {
+    const char *path = argv[optind + 1 + (int)i], *base;
+    struct report r;
+    v[i].p.e = v[i].diff = NAN;
+    if (report_open(path, path, &r)) {
+      status = 1;
+      continue;
+    }
+    base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    base = r.job.label && *r.job.label ? r.job.label : base;
+    v[i].name = xrealloc(NULL, strlen(base) + 1);
+    strcpy(v[i].name, base);
+    for (char *p = v[i].name; *p; p++)
+      if ((unsigned char)*p < 0x20 || *p == 0x7f)
+        *p = '?';
+    if (take_sample(&r, path, region, io_region, &v[i].x)) {
+      status = 1;
+      v[i].x.energy_j = NAN;
+    } else if (!(v[i].x.energy_j > 0)) {
+      snprintf(v[i].p.why, sizeof v[i].p.why, "no measured energy");
+    } else if (predict(&m, &v[i].x.a, v[i].x.nodes, v[i].x.cores,
+                       v[i].x.io_time_s, NAN, &v[i].p) == 0) {
+      v[i].diff = (v[i].p.e - v[i].x.energy_j) / v[i].x.energy_j * 100;
+      acc += 100 - fabs(v[i].diff);
+      worst = 100 - fabs(v[i].diff) < worst ? 100 - fabs(v[i].diff) : worst;
+      ok++;
+    }
+    if (!v[i].x.has_approach && v[i].x.file != NULL)
+      snprintf(v[i].x.a.name, sizeof v[i].x.a.name, "none");
+    report_free(&r);
+  }
+
+  if (csv)
+    printf("run,file,approach,nodes,cores,predicted_j,measured_j,"
+           "difference_pct,accuracy_pct,predicted_s,measured_s,refused\n");
+  else {
+    print_model(stdout, &m, argv[optind]);
+    printf("\n%-16s %-9s %5s %5s %11s %11s %8s %8s %9s %9s\n", "run",
+           "approach", "nodes", "cores", "pred. kJ", "meas. kJ", "diff %",
+           "accur. %", "pred. s", "meas. s");
+  }
+  for (size_t i = 0; i < n; i++) {
+    const struct checked *k = &v[i];
+    if (k->x.file == NULL)
+      continue;
+    if (csv) {
+      printf("\"%s\",\"%s\",%s,%g,%g,%s,%s,%s,%s,%s,%s,\"%s\"\n", k->name,
+             k->x.file, k->x.a.name, k->x.nodes, k->x.cores,
+             full(b[0], k->p.e), full(b[1], k->x.energy_j),
+             full(b[2], k->diff),
+             full(b[3], isnan(k->diff) ? NAN : 100 - fabs(k->diff)),
+             full(b[4], k->p.t), full(b[5], k->x.time_s),
+             isnan(k->p.e) ? k->p.why : "");
+    } else if (isnan(k->p.e)) {
+      printf("%-16.16s %-9s %5g %5g not predicted: %s\n", k->name,
+             k->x.a.name, k->x.nodes, k->x.cores, k->p.why);
+    } else {
+      printf("%-16.16s %-9s %5g %5g %11s %11s %+8.1f %8.1f %9s %9s\n",
+             k->name, k->x.a.name, k->x.nodes, k->x.cores,
+             fix(b[0], k->p.e / 1000, 3), fix(b[1], k->x.energy_j / 1000, 3),
+             k->diff, 100 - fabs(k->diff), fix(b[2], k->p.t, 2),
+             fix(b[3], k->x.time_s, 2));
+    }
+  }
+  if (!csv && ok > 0) {
+    printf("\naverage accuracy %.1f %% over %zu run%s (worst %.1f %%)%s\n",
+           acc / (double)ok, ok, ok == 1 ? "" : "s", worst,
+           m.estimated ? "; the model's power is ESTIMATED" : "");
+    /* The best approach at each size, measured and predicted. */
+    for (size_t i = 0; i < n; i++) {
+      const struct checked *bm, *bp;
+      double em, ep;
+      size_t j;
+      if (isnan(v[i].p.e))
+        continue;
+      for (j = 0; j < i; j++)
+        if (!isnan(v[j].p.e) && v[j].x.nodes == v[i].x.nodes &&
+            v[j].x.cores == v[i].x.cores)
+          break;
+      if (j < i)
+        continue;
+      bm = best_of(v, n, v[i].x.nodes, v[i].x.cores, 1, &em);
+      bp = best_of(v, n, v[i].x.nodes, v[i].x.cores, 0, &ep);
+      if (bm == NULL || bp == NULL)
+        continue;
+      printf("best at %g node%s of %g cores: measured %s (%.3f kJ), "
+             "predicted %s (%.3f kJ): %s\n", v[i].x.nodes,
+             v[i].x.nodes == 1 ? "" : "s", v[i].x.cores, bm->x.a.name,
+             em / 1000, bp->x.a.name, ep / 1000,
+             strcmp(bm->x.a.name, bp->x.a.name) == 0
+               ? "the model picks the same approach"
+               : "the model picks ANOTHER approach");
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    sample_free(&v[i].x);
+    free(v[i].name);
+  }
+  free(v);
+  model_free(&m);
+  if (ok == 0 && status == 0)
+    status = complain(1, "validate: no run could be predicted");
+  return status;
+}
+
+/* ---- calibrate's command line, and the dispatch ------------------------ */
+
+static const char *const calibrate_usage =
+  "usage: " PROG " model calibrate [--region NAME] [--idle REPORT]... "
+  "[--busy REPORT]... -o MODEL REPORT...\n";
+
+static int cmd_calibrate(int argc, char **argv) {
+  static const struct option longopts[] = {
+    {"region", required_argument, NULL, 'r'},
+    {"idle", required_argument, NULL, 'i'},
+    {"busy", required_argument, NULL, 'b'},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+  struct calib_opts o = {0};
+  int c, status;
+
+  o.idle = report_xcalloc((size_t)argc, sizeof *o.idle);
+  o.busy = report_xcalloc((size_t)argc, sizeof *o.busy);
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":r:i:b:o:h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'r': o.region = optarg; break;
+    case 'i': o.idle[o.nidle++] = optarg; break;
+    case 'b': o.busy[o.nbusy++] = optarg; break;
+    case 'o': o.out = optarg; break;
+    case 'h': fputs(calibrate_usage, stdout); status = 0; goto out;
+    case ':':
+      status = complain(2, "%s: option needs an argument", argv[optind - 1]);
+      goto out;
+    default:
+      status = complain(2, "%s: invalid option", argv[optind - 1]);
+      goto out;
+    }
+  }
+  if (o.out == NULL || *o.out == '\0' || optind == argc) {
+    status = complain(2, "calibrate: %s (" PROG " model --help)",
+                      optind == argc
+                        ? "give the REPORTs of runs without I/O"
+                        : "-o MODEL names the model file to write");
+    goto out;
+  }
+  status = calibrate(&o, argv + optind, (size_t)(argc - optind));
+out:
+  free(o.idle);
+  free(o.busy);
+  return status;
+}
+
+int report_model(int argc, char **argv) {
+  const char *sub = argc > 1 ? argv[1] : "";
+  int status;
+
+  if (strcmp(sub, "calibrate") == 0)
+    status = cmd_calibrate(argc - 1, argv + 1);
+  else if (strcmp(sub, "predict") == 0)
+    status = cmd_predict(argc - 1, argv + 1);
+  else if (strcmp(sub, "validate") == 0)
+    status = cmd_validate(argc - 1, argv + 1);
+  else if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
+    printf("%s%s%s", calibrate_usage, predict_usage, validate_usage);
+    return 0;
+  } else {
+    return complain(2, "%s%s: not a subcommand: calibrate, predict or "
+                    "validate (" PROG " model --help)", *sub ? "" : "(none)",
+                    sub);
+  }
+  if (fflush(stdout) != 0 || ferror(stdout))
+    return complain(1, "standard output: write error: %s", strerror(errno));
+  return status;
+}
