@@ -55,9 +55,12 @@
 #   100 W.  So the compute ranks run at nice 19 (iomodes --nice, NICE
 #   below): the dedicated rank then gets a CPU at once, or nearly (its
 #   wait falls to about 5 %), and the compute ranks still count busy, as
-#   they always wait for a CPU (paced by the clock).  On a machine shared
-#   with other work, those nice ranks get little CPU, and their messages
-#   and the run times suffer.
+#   they always wait for a CPU (paced by the clock).  All runs do so,
+#   calibration included, so that they all wait alike for each other's
+#   messages.  On a machine shared with other work, those nice ranks get
+#   little CPU: their messages and the run times suffer, and a busy node
+#   can read low, as /proc/PID/schedstat adds a wait only when it ends
+#   (two foreign busy loops took a busy node from 209 W to 170 W).
 # - I/O.  Files go to the page cache of one local disk, written by ranks
 #   that get a fraction of a core each: the I/O time of tp is neither
 #   that of a parallel file system nor how it grows with the nodes, and
