@@ -439,5 +439,6 @@ int main(int argc, char **argv)
       }
     }
   }
+  free(fl.procs);
   return 0;
 }
