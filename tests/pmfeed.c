@@ -17,6 +17,32 @@
  *     --resume-at S   at S seconds (after --freeze-at) it publishes again:
  *                     the counters jump to where they would be had they
  *                     kept counting, base + WATTS * t
+ *     --follow PIDFILE  the power follows the CPU demand of the processes
+ *                     whose PIDs PIDFILE lists, one a line (below): WATTS
+ *                     is then the node's power at full use
+ *     --idle-w W      with --follow, and required with it: the power idle
+ *     --cores C       with --follow, and required with it: the node's cores
+ *
+ * With --follow, at each publication the power is W + (WATTS - W) * u over
+ * the interval since the one before, u being the CPU demand of the listed
+ * processes over that interval divided by (interval * C), clamped to 0..1,
+ * and the energy counter is that power integrated: base + the sum of
+ * power * interval.  A process's CPU demand is the growth of the first two
+ * fields of /proc/PID/schedstat, nanoseconds on a CPU and nanoseconds
+ * waiting on a run queue, of its main thread only (/proc/PID/schedstat is
+ * the thread group leader's): on a machine with fewer cores than the
+ * processes it emulates, a process waiting for a CPU is counted busy, as it
+ * would be on a node where it had a core of its own, and a process asleep
+ * (in nanosleep, or waiting for a disk) is not.  PIDFILE is read again at
+ * each publication, so that ranks can append their PIDs as they start
+ * (`echo $$ >> PIDFILE` before `exec`); a missing PIDFILE lists nothing
+ * (u = 0).  A process counts from its start when it started after the
+ * previous publication, else from when it is first seen listed; one that
+ * has exited, or whose PID now names another process (its start time
+ * changed), counts no more; a PID no longer listed is forgotten, so that
+ * emptying PIDFILE between runs starts afresh.  While frozen it goes on
+ * following, so that --resume-at jumps to what it would have counted.
+ * --follow does not go with --step-at.
  *
  * With --freeze-at it prints "frozen NS" when it stops, NS being the
  * CLOCK_MONOTONIC instant of the last values it published, and "resumed
@@ -25,9 +51,11 @@
  * CLOCK_MONOTONIC instant from which the power is W.
  *
  * Files are rewritten in place (the library keeps them open), padded with
- * NULs to 64 bytes as sysfs attributes may be.  energy = base + WATTS * t,
- * in whole joules; cpu_energy is 60 % of it and memory_energy 20 %.
- * `freshness` goes up after each publication.
+ * NULs to 64 bytes as sysfs attributes may be.  energy = base + WATTS * t
+ * (with --follow, base + the power integrated), in whole joules;
+ * cpu_energy is 60 % of it and memory_energy 20 %; power is the power of
+ * the last interval, in whole watts.  `freshness` goes up after each
+ * publication.
  */
 #include <fcntl.h>
 #include <math.h>
@@ -94,6 +122,166 @@ static int put_u64(const char *dir, const char *file, uint64_t v,
   return put(dir, file, text);
 }
 
+/* A process listed in the PID file, as last read. */
+struct proc {
+  long pid;
+  unsigned long long start; /* its start time, clock ticks after boot */
+  unsigned long long ns;    /* schedstat: on a CPU + waiting for one */
+  int dead;                 /* exited, or the PID names another process */
+  int listed;               /* listed at the last reading of the file */
+};
+
+/* The power following the CPU demand of the processes of a PID file. */
+struct follow {
+  const char *pidfile;
+  double idle_w, max_w;
+  int cores;
+  struct proc *procs;
+  size_t n, cap;
+  double t_s;    /* when they were last read, seconds after t0 */
+  double boot_s; /* that instant on CLOCK_BOOTTIME */
+  double w;      /* the power over the last interval */
+  double joules; /* the energy since t0, up to t_s */
+};
+
+static double boottime(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Read the start time (clock ticks after boot) and the CPU demand (ns on a
+ * CPU + ns waiting for one) of the main thread of PID; -1 when it has
+ * gone. */
+static int read_proc(long pid, unsigned long long *start,
+                     unsigned long long *ns)
+{
+  char path[64], buf[1024], *p;
+  unsigned long long run, wait;
+  FILE *f;
+  size_t len;
+  int field;
+
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  if ((f = fopen(path, "r")) == NULL)
+    return -1;
+  len = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[len] = '\0';
+  /* The name, field 2, is in parentheses and may hold anything: count
+   * the fields from the last ')'; starttime is field 22. */
+  if ((p = strrchr(buf, ')')) == NULL)
+    return -1;
+  for (field = 2; field < 21 && *p != '\0'; p++)
+    if (*p == ' ')
+      field++;
+  if (field != 21 || sscanf(p, "%llu", start) != 1)
+    return -1;
+  snprintf(path, sizeof path, "/proc/%ld/schedstat", pid);
+  if ((f = fopen(path, "r")) == NULL)
+    return -1;
+  if (fscanf(f, "%llu %llu", &run, &wait) != 2) {
+    fclose(f);
+    return -1;
+  }
+  fclose(f);
+  *ns = run + wait;
+  return 0;
+}
+
+/* The entry of PID, added when new (ns and start 0, not dead); NULL when
+ * out of memory. */
+static struct proc *proc_of(struct follow *fl, long pid, int *added)
+{
+  *added = 0;
+  for (size_t i = 0; i < fl->n; i++)
+    if (fl->procs[i].pid == pid)
+      return &fl->procs[i];
+  if (fl->n == fl->cap) {
+    size_t cap = fl->cap ? 2 * fl->cap : 64;
+    struct proc *p = realloc(fl->procs, cap * sizeof *p);
+
+    if (p == NULL)
+      return NULL;
+    fl->procs = p;
+    fl->cap = cap;
+  }
+  *added = 1;
+  fl->procs[fl->n] = (struct proc){.pid = pid};
+  return &fl->procs[fl->n++];
+}
+
+/* Read the PID file and the demand of its processes, and account the
+ * interval since the last reading at the power that demand gives: fl->w
+ * and fl->joules then hold up to fl->t_s (seconds after T0). */
+static void follow_read(struct follow *fl, double t0)
+{
+  static double tick_s;
+  double demand = 0, t, dt, u;
+  char line[64];
+  FILE *f;
+
+  if (tick_s == 0)
+    tick_s = 1.0 / (double)sysconf(_SC_CLK_TCK);
+  for (size_t i = 0; i < fl->n; i++)
+    fl->procs[i].listed = 0;
+  if ((f = fopen(fl->pidfile, "r")) != NULL) {
+    while (fgets(line, sizeof line, f) != NULL) {
+      long pid = strtol(line, NULL, 10);
+      unsigned long long start, ns;
+      struct proc *p;
+      int added;
+
+      if (pid <= 0 || (p = proc_of(fl, pid, &added)) == NULL || p->listed)
+        continue;
+      p->listed = 1;
+      if (p->dead)
+        continue;
+      if (read_proc(pid, &start, &ns) != 0 || (!added && start != p->start)) {
+        p->dead = 1;
+        continue;
+      }
+      /* New: its whole demand is this interval's if it started after the
+       * last reading (start times are whole ticks, rounded down). */
+      if (added && (double)start * tick_s + tick_s > fl->boot_s)
+        demand += (double)ns;
+      else if (!added)
+        demand += (double)(ns - p->ns);
+      p->start = start;
+      p->ns = ns;
+    }
+    fclose(f);
+  }
+  /* Forget the PIDs no longer listed. */
+  for (size_t i = 0; i < fl->n;)
+    if (!fl->procs[i].listed)
+      fl->procs[i] = fl->procs[--fl->n];
+    else
+      i++;
+  t = now() - t0;
+  dt = t - fl->t_s;
+  if (dt > 0) {
+    u = demand * 1e-9 / (dt * fl->cores);
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    fl->w = fl->idle_w + (fl->max_w - fl->idle_w) * u;
+    fl->joules += fl->w * dt;
+  }
+  fl->t_s = t;
+  fl->boot_s = boottime();
+}
+
+/* The energy counted from t0 to T seconds after it: WATTS * T, or with
+ * --follow the power integrated, going on at the last interval's power
+ * after the last reading. */
+static double joules(const struct follow *fl, double watts, double t)
+{
+  if (fl->pidfile == NULL)
+    return watts * t;
+  return fl->joules + fl->w * (t - fl->t_s);
+}
+
 int main(int argc, char **argv)
 {
   double watts, hz = 10, seconds = -1, reset_at = -1, cap_at = -1;
@@ -104,12 +292,14 @@ int main(int argc, char **argv)
   uint64_t fresh = 0, tick = 0, startup = 1, generation = 1;
   int ex = 0;
   const char *dir;
+  struct follow fl = {.pidfile = NULL, .idle_w = -1, .cores = 0};
 
   if (argc < 3) {
     fprintf(stderr, "usage: pmfeed DIR WATTS [--hz N] [--ex] [--seconds S] "
                     "[--reset-at S] [--cap-at S] [--base J] "
                     "[--freeze-at S] [--resume-at S] "
-                    "[--step-at S --step-w W]\n");
+                    "[--step-at S --step-w W] "
+                    "[--follow PIDFILE --idle-w W --cores C]\n");
     return 2;
   }
   dir = argv[1];
@@ -135,6 +325,12 @@ int main(int argc, char **argv)
       step_at = atof(argv[++i]);
     else if (i + 1 < argc && strcmp(argv[i], "--step-w") == 0)
       step_w = atof(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--follow") == 0)
+      fl.pidfile = argv[++i];
+    else if (i + 1 < argc && strcmp(argv[i], "--idle-w") == 0)
+      fl.idle_w = atof(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--cores") == 0)
+      fl.cores = atoi(argv[++i]);
     else {
       fprintf(stderr, "pmfeed: unknown argument %s\n", argv[i]);
       return 2;
@@ -144,6 +340,18 @@ int main(int argc, char **argv)
     fprintf(stderr, "pmfeed: --step-at and --step-w go together\n");
     return 2;
   }
+  if ((fl.pidfile != NULL) != (fl.idle_w >= 0) ||
+      (fl.pidfile != NULL) != (fl.cores > 0)) {
+    fprintf(stderr, "pmfeed: --follow, --idle-w W (0 or more) and --cores C "
+                    "(1 or more) go together\n");
+    return 2;
+  }
+  if (fl.pidfile != NULL && step_at >= 0) {
+    fprintf(stderr, "pmfeed: --follow does not go with --step-at\n");
+    return 2;
+  }
+  fl.max_w = watts;
+  fl.w = fl.idle_w;
   mkdir(dir, 0755);
   signal(SIGTERM, stop);
   signal(SIGINT, stop);
@@ -153,12 +361,17 @@ int main(int argc, char **argv)
   put_u64(dir, "power_cap", 0, "W", ex);
   put(dir, "version", "2\n");
   t0 = now();
+  fl.boot_s = boottime();
   while (!done) {
     double t = now() - t0;
     uint64_t e;
 
     if (seconds >= 0 && t >= seconds)
       break;
+    if (fl.pidfile != NULL) {
+      follow_read(&fl, t0);
+      t = fl.t_s;
+    }
     /* Frozen: the files keep what they last said, freshness included. */
     if (freeze_at >= 0 && t >= freeze_at &&
         !(resume_at >= 0 && t >= resume_at)) {
@@ -169,7 +382,7 @@ int main(int argc, char **argv)
       goto wait;
     }
     if (reset_at >= 0 && t >= reset_at) {
-      offset = -watts * t - base; /* the counters start again from 0 */
+      offset = -joules(&fl, watts, t) - base; /* start again from 0 */
       startup++;
       put_u64(dir, "startup", startup, NULL, 0);
       reset_at = -1;
@@ -195,14 +408,14 @@ int main(int argc, char **argv)
      * sees is that fresh, and the tests' energies stay right on a busy
      * machine. */
     for (;;) {
-      double v = floor(base + offset + watts * t);
+      double v = floor(base + offset + joules(&fl, watts, t));
 
       e = v > 0 ? (uint64_t)v : 0;
       put_u64(dir, "energy", e, "J", ex);
       put_u64(dir, "cpu_energy", (uint64_t)floor(0.6 * (double)e), "J", ex);
       put_u64(dir, "memory_energy", (uint64_t)floor(0.2 * (double)e), "J",
               ex);
-      put_u64(dir, "power", (uint64_t)watts, "W", ex);
+      put_u64(dir, "power", (uint64_t)(fl.pidfile ? fl.w : watts), "W", ex);
       if (done || now() - t0 - t < LATE)
         break;
       t = now() - t0;
@@ -226,5 +439,6 @@ int main(int argc, char **argv)
       }
     }
   }
+  free(fl.procs);
   return 0;
 }

@@ -1,0 +1,225 @@
+#!/bin/sh
+# examples/model-demo.sh - "make model-demo": the energy model of the
+# Damaris study (Dorier et al., FGCS 2016), E = T_sim x P_sim, calibrated,
+# used to predict and checked, on a cluster emulated on this machine.
+# Run from the build tree, after "make all tests/pmfeed tests/jget".
+#
+# The cluster: NODES nodes of CORES cores, each node a PMON_NODE name
+# with a fake Cray pm_counters tree that tests/pmfeed --follow keeps up to
+# date; its power follows the CPU demand of the node's ranks, from P_IDLE
+# (about 90 W, all cores idle) to P_MAX (about 210 W, all busy), each node
+# a little off the others (up to 3 %).  Each rank starts through a
+# wrapper that appends its PID to its node's list and execs the program
+# with PMON_NODE and PMON_METERS set; the kernel is examples/iomodes.
+#
+#  a. calibration runs without output (--approach none): one node with 2,
+#     3 and 4 ranks, and 4 ranks on 1, 2 and 4 nodes; and one run where
+#     every rank sleeps (--idle 3), for the power of idle nodes;
+#  b. pmon-report model calibrate;
+#  c. pmon-report model predict for NODES x CORES, for tp, dc:1 and
+#     dn:1:1: tp is refused, as it needs the I/O time (--io-time), which
+#     the calibration runs cannot know; it is predicted again after the
+#     tp runs, with the I/O time they measured;
+#  d. the runs of each approach, REPEATS times;
+#  e. pmon-report model validate, and pmon-report compare --by approach.
+# Every file is in model-demo/, made afresh each time.  It takes under a
+# minute on a 2-core machine (40 s, most of it the 12 runs).
+#
+# What to expect: the emulated power of a node is what its ranks use.  A
+# dedicated rank here only copies its messages to the page cache: a dc:1
+# node draws about 183 W (3 cores busy, the dedicated one a few %), a
+# dedicated node about 100 W.  The model of pmon-model(7) takes a
+# computing node at P_max whatever its dedicated cores do, and a
+# dedicated node at (P_idle + P_max) / 2, busy half of the time: validate
+# then puts dc:1 and dn:1:1 some 15 % above their measured energy (tp,
+# predicted with its measured I/O time, within a few %), while still
+# picking the same approach as the measurements, dc:1.
+#
+# What a 2-core machine cannot show:
+# - Computing speed.  iomodes paces its compute step by the clock (each
+#   rank is busy for its share of the step, however little of a CPU it
+#   gets), so that 16 emulated cores behave as 16 on 2 real ones; its
+#   compute time scales perfectly with the compute ranks.  Nothing here
+#   shows memory bandwidth shared on a node, a dedicated core slowing the
+#   others down, or the cache effects that make real strong scaling
+#   better or worse than that.
+# - Power.  The emulated power is a straight line in CPU use: no idle
+#   states, frequency, memory, disk or network power; the energy of I/O
+#   is only that of the CPUs waiting for it.  A rank waiting for a CPU
+#   counts busy, as it would be on a core of its own; but a dedicated
+#   rank that wakes every millisecond to test its messages would run at
+#   once on its own core, and here waits for one behind the compute
+#   ranks.  Left so, that wait counts as busy: measured, a dedicated rank
+#   busy 3 % of the time waited 70 %, and a dc:1 node read 201-206 W
+#   instead of about 183 W, a dedicated node 176 W instead of about
+#   100 W.  So the compute ranks run at nice 19 (iomodes --nice, NICE
+#   below): the dedicated rank then gets a CPU at once, or nearly (its
+#   wait falls to about 5 %), and the compute ranks still count busy, as
+#   they always wait for a CPU (paced by the clock).  All runs do so,
+#   calibration included, so that they all wait alike for each other's
+#   messages.  On a machine shared with other work, those nice ranks get
+#   little CPU: their messages and the run times suffer, and a busy node
+#   can read low, as /proc/PID/schedstat adds a wait only when it ends
+#   (two foreign busy loops took a busy node from 209 W to 170 W).
+# - I/O.  Files go to the page cache of one local disk, written by ranks
+#   that get a fraction of a core each: the I/O time of tp is neither
+#   that of a parallel file system nor how it grows with the nodes, and
+#   the data that dc and dn send between ranks go through shared memory,
+#   not a network.
+# - Communication.  The halo exchange and the MPI_Allreduce of an
+#   iteration take milliseconds here, as ranks wait for a CPU to answer;
+#   on a cluster they take microseconds.  This overhead grows with the
+#   ranks and is what the model's fit of T against the ranks sees.
+# - Scale.  4 nodes of 4 cores at most; the paper's effects at thousands
+#   of cores (I/O jitter, the file system's contention) are out of reach.
+
+set -u
+D=${MODEL_DEMO_DIR:-model-demo}
+REPORT=${PMON_REPORT:-tools/pmon-report}
+MPIRUN=${MPIRUN_SH:-tests/mpirun.sh}
+PRELOAD=${PMON_PRELOAD_LIB:-$(pwd)/mpiio/.libs/libpmon-mpiio.so}
+NODES=2          # the cluster the approaches run on, NODES x CORES
+CORES=4          # cores per node: a node's ranks, dedicated ones included
+P_IDLE=90        # W, all cores idle
+P_MAX=210        # W, all cores busy
+SPREAD="1.00 1.02 0.97 1.03" # each node's power, relative (4 nodes)
+ITERS=10         # iterations of every run
+WORK=1.0         # seconds of one core's compute per iteration, whole job
+EVERY=2          # output every EVERY iterations
+SIZE=2M          # bytes each compute rank outputs each time
+REPEATS=2        # runs of each approach
+NICE=19          # the compute ranks' nice value (iomodes --nice)
+
+for p in examples/iomodes tests/pmfeed tests/jget "$MPIRUN" "$REPORT"; do
+  [ -x "$p" ] || { echo "model-demo: $p: not built (make all tests/pmfeed tests/jget)" >&2; exit 1; }
+done
+if [ ! -r /proc/self/schedstat ]; then
+  echo "model-demo: /proc/self/schedstat: missing: the emulated power follows the ranks' CPU demand from it (a kernel built with CONFIG_SCHED_INFO)" >&2
+  exit 1
+fi
+
+rm -rf "$D" && mkdir -p "$D/data" "$D/mpi" || exit 1
+D=$(cd "$D" && pwd)
+PMON_MPIRUN_TMP=$D/mpi # a session directory per launch (tests/mpirun.sh)
+export PMON_MPIRUN_TMP
+FEEDERS=
+stop_feeders() { for p in $FEEDERS; do kill "$p" 2>/dev/null; done; }
+trap stop_feeders EXIT
+trap 'exit 1' INT TERM
+
+# One feeder per node, for the whole demo.
+n=0
+for f in $SPREAD; do
+  mkdir -p "$D/node$n"
+  idle=$(awk -v w=$P_IDLE -v f="$f" 'BEGIN { printf "%.1f", w * f }')
+  max=$(awk -v w=$P_MAX -v f="$f" 'BEGIN { printf "%.1f", w * f }')
+  tests/pmfeed "$D/node$n/pm" "$max" --follow "$D/node$n/pids" \
+    --idle-w "$idle" --cores $CORES &
+  FEEDERS="$FEEDERS $!"
+  echo "model-demo: node$n: $idle W idle, $max W busy, $CORES cores"
+  n=$((n + 1))
+done
+i=0
+while [ $i -lt 100 ] && [ ! -s "$D/node$((n - 1))/pm/freshness" ]; do
+  sleep 0.05; i=$((i + 1))
+done
+
+# The rank wrapper: node = world rank / DEMO_PPN, its PID in the node's
+# list (exec keeps it), then the program with the node's meter.
+cat > "$D/rank.sh" <<EOS
+#!/bin/sh
+r=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}}
+n=\$((r / DEMO_PPN))
+echo \$\$ >> "$D/node\$n/pids"
+PMON_NODE=node\$n PMON_METERS=pm_counters:$D/node\$n/pm exec "\$@"
+EOS
+chmod +x "$D/rank.sh"
+
+# run NAME NODES PPN APPROACH TAGS [IOMODES ARGS]: one run, its report
+# NAME.json; prints the kernel's line, then the region "run": its time
+# and each node's power in it.
+run() {
+  name=$1 nn=$2 ppn=$3 approach=$4 tags=$5
+  shift 5
+  i=0
+  while [ $i -lt "$nn" ]; do : > "$D/node$i/pids"; i=$((i + 1)); done
+  DEMO_PPN=$ppn PMON_OUTPUT=$D/$name.json PMON_QUIET=1 PMON_LABEL=$name \
+    PMON_TAGS=$tags LD_PRELOAD=$PRELOAD \
+    "$MPIRUN" -n $((nn * ppn)) "$D/rank.sh" examples/iomodes \
+    --approach "$approach" --ppn "$ppn" --iters $ITERS --work $WORK \
+    --every $EVERY --size $SIZE --nice $NICE --dir "$D/data" "$@" > "$D/$name.out" 2>&1
+  rc=$?
+  if [ $rc != 0 ] || [ ! -s "$D/$name.json" ]; then
+    cat "$D/$name.out"
+    echo "model-demo: $name: the run failed (exit status $rc)" >&2
+    exit 1
+  fi
+  line=$(grep '^iomodes:' "$D/$name.out")
+  w=
+  i=0
+  while [ $i -lt "$nn" ]; do
+    w="$w $(tests/jget "$D/$name.json" "regions/name=run/nodes/$i/power_w" |
+      awk '{ printf "%.0f", $1 }')"
+    i=$((i + 1))
+  done
+  printf '%-14s %s\n%14s run %.2f s, node power (W):%s\n' "$name" \
+    "${line#iomodes: }" "" \
+    "$(tests/jget "$D/$name.json" regions/name=run/time_s)" "$w"
+}
+
+echo
+echo "== a. calibration: no output, one node of 2, 3, 4 ranks; 4 ranks a node on 1, 2, 4 nodes"
+for c in 2 3 4; do
+  run cal-n1c$c 1 $c none "approach=none,cores=$c,nodes=1"
+done
+for nn in 2 4; do
+  run cal-n${nn}c$CORES $nn $CORES none "approach=none,cores=$CORES,nodes=$nn"
+done
+run idle-n${NODES}c$CORES $NODES $CORES none \
+  "approach=none,idle=yes,cores=$CORES,nodes=$NODES" --idle 3
+
+echo
+echo "== b. calibrate"
+echo "\$ pmon-report model calibrate --region run --idle idle-n${NODES}c$CORES.json -o model.json cal-*.json"
+if ! "$REPORT" model calibrate --region run --idle "$D/idle-n${NODES}c$CORES.json" \
+     -o "$D/model.json" "$D"/cal-*.json; then
+  echo "model-demo: pmon-report model calibrate failed: no model to go on with" >&2
+  exit 1
+fi
+
+echo
+echo "== c. predict $NODES nodes x $CORES cores (tp needs --io-time: refused)"
+echo "\$ pmon-report model predict model.json --nodes $NODES --cores $CORES --approach tp,dc:1,dn:1:1"
+"$REPORT" model predict "$D/model.json" --nodes $NODES --cores $CORES \
+  --approach tp,dc:1,dn:1:1 ||
+  echo "model-demo: (exit status $?: predict refused, as expected for tp)"
+"$REPORT" model predict "$D/model.json" --nodes $NODES --cores $CORES \
+  --approach dc:1,dn:1:1
+
+echo
+echo "== d. the approaches on $NODES nodes x $CORES cores, $REPEATS runs each"
+for r in $(seq "$REPEATS"); do
+  for a in tp dc:1 dn:1:1; do
+    f=$(echo "$a" | tr -d :)
+    run run-$f-r$r $NODES $CORES "$a" \
+      "approach=$a,cores=$CORES,nodes=$NODES,repeat=$r"
+  done
+done
+# The I/O time of the tp runs (MPI-IO, counted by the preload library):
+# the longest node's I/O phases, averaged over the runs.
+io=$(for r in $(seq "$REPEATS"); do
+       tests/jget "$D/run-tp-r$r.json" io/phase_time_s
+     done | awk '{ s += $1 } END { printf "%.3f", s / NR }')
+echo
+echo "\$ pmon-report model predict model.json --nodes $NODES --cores $CORES --approach tp,dc:1,dn:1:1 --io-time $io"
+"$REPORT" model predict "$D/model.json" --nodes $NODES --cores $CORES \
+  --approach tp,dc:1,dn:1:1 --io-time "$io"
+
+echo
+echo "== e. validate, compare"
+echo "\$ pmon-report model validate --region run model.json run-*.json"
+"$REPORT" model validate --region run "$D/model.json" "$D"/run-*.json
+echo "\$ pmon-report compare --by approach run-*.json"
+"$REPORT" compare --by approach "$D"/run-*.json
+echo
+echo "model-demo: the reports and the model are in $D"
