@@ -74,10 +74,13 @@
  * Rank 0 prints one line:
  *
  *   iomodes: approach dc:1, nodes 2, ppn 4, compute ranks 6,
- *     iterations 10, 2.512 s, 31457280 bytes written
+ *     iterations 10, 2.512 s, 31457280 bytes written,
+ *     dedicated ranks busy 4.2 %
  *
  * (on one line), the seconds being those of the region "run" of the
- * slowest rank.  A bad argument gets one line from rank 0 and exit
+ * slowest rank, the share the mean of the dedicated ranks' CPU time
+ * (CLOCK_THREAD_CPUTIME_ID) over their time in "run": what
+ * pmon-report model --dedicated-busy takes (pmon-model(7)).  A bad argument gets one line from rank 0 and exit
  * status 2; an MPI or file error ends the job (MPI_Abort).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -118,6 +121,15 @@ struct opts {
 };
 
 static int rank, size;
+
+/* The CPU time of the calling thread, in seconds. */
+static double cpu_now(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static double now(void)
 {
@@ -535,7 +547,7 @@ int main(int argc, char **argv)
   struct opts o;
   int rc, status = 0, dedicated, ncomp = 0, nout;
   long long written = 0, total = 0;
-  double t0, t, tmax;
+  double t0, t, tmax, c0, busy[2], busy_sum[2] = {0, 0};
   char path[4096];
   MPI_Comm comp = MPI_COMM_NULL;
   MPI_File fh = MPI_FILE_NULL;
@@ -579,6 +591,7 @@ int main(int argc, char **argv)
   ex_check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", NULL);
   pmon_region_begin("run");
   t0 = now();
+  c0 = cpu_now();
   if (o.idle > 0) {
     struct timespec ts = {(time_t)o.idle,
                           (long)((o.idle - floor(o.idle)) * 1e9)};
@@ -602,11 +615,16 @@ int main(int argc, char **argv)
     }
   }
   t = now() - t0;
+  busy[0] = dedicated && t > 0 ? (cpu_now() - c0) / t : 0;
+  busy[1] = dedicated;
   pmon_region_end("run");
 
   ex_check(MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD),
            "MPI_Reduce", NULL);
   ex_check(MPI_Reduce(&written, &total, 1, MPI_LONG_LONG, MPI_SUM, 0,
+                      MPI_COMM_WORLD),
+           "MPI_Reduce", NULL);
+  ex_check(MPI_Reduce(busy, busy_sum, 2, MPI_DOUBLE, MPI_SUM, 0,
                       MPI_COMM_WORLD),
            "MPI_Reduce", NULL);
   if (o.approach == TP && rank == 0)
@@ -623,9 +641,13 @@ int main(int argc, char **argv)
     long long expect = (long long)ncomp * nout * o.size;
 
     printf(PROG ": approach %s%s, nodes %d, ppn %d, compute ranks %d, "
-                "iterations %d, %.3f s, %lld bytes written\n",
+                "iterations %d, %.3f s, %lld bytes written",
            o.name, o.idle > 0 ? " (idle)" : "", size / o.ppn, o.ppn, ncomp,
            o.idle > 0 ? 0 : o.iters, tmax, total);
+    if (busy_sum[1] > 0)
+      printf(", dedicated ranks busy %.1f %%",
+             100 * busy_sum[0] / busy_sum[1]);
+    putchar('\n');
     if (total != expect) {
       fprintf(stderr, PROG ": check: %lld bytes written, expected %lld "
                       "(%d compute ranks x %d outputs x %lld bytes)\n",

@@ -222,13 +222,21 @@ static const char *span_text(char buf[64], const struct point *p, size_t n) {
   return buf;
 }
 
-/* Predicts approach a on nodes of cores each, with the I/O time io_time
- * (NAN: not known) at the power io_w (NAN: P_max) for tp.  Fills *out;
- * returns 0, or -1 with out->why. */
+/* What a prediction assumes beyond the model: for tp, the I/O time (NAN:
+ * not known) and the node power meanwhile (NAN: P_max); for dc and dn,
+ * the share of its time a dedicated core or node is busy (NAN: the
+ * study's assumptions, 1 for a dedicated core and 0.5 for a node). */
+struct knobs {
+  double io_time, io_w, busy;
+};
+
+/* Predicts approach a on nodes of cores each, with the knobs k.  Fills
+ * *out; returns 0, or -1 with out->why. */
 static int predict(const struct model *m, const struct approach *a,
-                   double nodes, double cores, double io_time, double io_w,
+                   double nodes, double cores, const struct knobs *k,
                    struct prediction *out) {
   double sn, sc, cn = nodes, cc = cores, pmax = m->p_max.mean;
+  double pidle = m->p_idle.mean, io_time = k->io_time;
   char span[64];
 
   memset(out, 0, sizeof *out);
@@ -248,15 +256,16 @@ static int predict(const struct model *m, const struct approach *a,
       return -1;
     }
     cn = nodes / group * (double)a->s;
-    if (m->p_idle.n == 0) {
-      snprintf(out->why, sizeof out->why, "P_idle is not in the model "
-               "(calibrate it with --idle REPORT)");
-      return -1;
-    }
   } else if (a->kind == A_TP && isnan(io_time)) {
     snprintf(out->why, sizeof out->why, "time partitioning needs its I/O "
              "time (--io-time S): the time its ranks wait for the file "
              "system is not the application's to predict");
+    return -1;
+  }
+  if (m->p_idle.n == 0 &&
+      (a->kind == A_DN || (a->kind == A_DC && !isnan(k->busy)))) {
+    snprintf(out->why, sizeof out->why, "P_idle is not in the model "
+             "(calibrate it with --idle REPORT)");
     return -1;
   }
   out->cn = cn;
@@ -277,13 +286,19 @@ static int predict(const struct model *m, const struct approach *a,
   out->t = out->t_comp;
   out->p = pmax;
   if (a->kind == A_TP) {
-    double pio = isnan(io_w) ? pmax : io_w;
+    double pio = isnan(k->io_w) ? pmax : k->io_w;
     out->t = out->t_comp + io_time;
     out->p = out->t > 0 ? (out->t_comp * pmax + io_time * pio) / out->t
                         : pmax;
   } else if (a->kind == A_DN) {
     double dn = nodes - cn;
-    out->p = (cn * pmax + dn * (m->p_idle.mean + pmax) / 2) / nodes;
+    if (isnan(k->busy)) /* The study's: busy half of the time. */
+      out->p = (cn * pmax + dn * (pidle + pmax) / 2) / nodes;
+    else
+      out->p = (cn * pmax + dn * (pidle + (pmax - pidle) * k->busy)) / nodes;
+  } else if (a->kind == A_DC && !isnan(k->busy)) {
+    /* Power linear in the busy cores: cc at P_max, K busy k->busy. */
+    out->p = pidle + (pmax - pidle) * (cc + (double)a->k * k->busy) / cores;
   }
   out->e = nodes * out->t * out->p;
   return 0;
@@ -741,11 +756,12 @@ static void print_model(FILE *out, const struct model *m, const char *name) {
   fprintf(out, "model %s%s\n", name,
           m->estimated ? " (its power is ESTIMATED by a model, not "
                          "measured)" : "");
-  fprintf(out, "T_base   %.3f s at %g node%s of %g cores, %s\n", m->t_base,
-          m->ref_nodes, m->ref_nodes == 1 ? "" : "s", m->ref_cores,
-          m->region ? "region " : "the whole run");
-  if (m->region)
-    fprintf(out, "         (region %s)\n", m->region);
+  fprintf(out, "T_base   %.3f s", m->t_base);
+  if (m->ref_nodes >= 1 && m->ref_cores >= 1) /* false for NAN */
+    fprintf(out, " at %g node%s of %g cores", m->ref_nodes,
+            m->ref_nodes == 1 ? "" : "s", m->ref_cores);
+  fprintf(out, ", %s%s\n", m->region ? "region " : "the whole run",
+          m->region ? m->region : "");
   fprintf(out, "s_cores ");
   for (size_t i = 0; i < m->nsc; i++)
     fprintf(out, " %g:%.4g", m->sc[i].k, m->sc[i].s);
@@ -976,6 +992,27 @@ static const char *full(char buf[CELL_MAX], double v) {
   return buf;
 }
 
+/* Parses --dedicated-busy: a share from 0 to 1 into *busy.  Returns 0, or
+ * -1 after its error line. */
+static int busy_arg(const char *s, double *busy) {
+  double v = nonneg(s);
+  if (v < 0 || v > 1)
+    return complain(-1, "--dedicated-busy %s: not a share of time from 0 "
+                    "to 1", s);
+  *busy = v;
+  return 0;
+}
+
+/* Says what the power of dedicated cores and nodes is taken to be. */
+static void print_busy(FILE *out, double busy) {
+  if (isnan(busy))
+    fprintf(out, "dedicated: a core at P_max, a node at (P_idle + P_max) "
+                 "/ 2 (the study's)\n");
+  else
+    fprintf(out, "dedicated: cores and nodes busy %.3g of the time, power "
+                 "linear in busy cores (--dedicated-busy)\n", busy);
+}
+
 struct predicted {
   struct approach a;
   struct prediction p;
@@ -1014,7 +1051,8 @@ static int add_approaches(const char *s, struct predicted **v, size_t *n) {
 
 static const char *const predict_usage =
   "usage: " PROG " model predict MODEL --nodes N --cores C "
-  "--approach A[,A...] [--io-time S] [--io-power W] [--csv]\n";
+  "--approach A[,A...] [--io-time S] [--io-power W] [--dedicated-busy F] "
+  "[--csv]\n";
 
 static int cmd_predict(int argc, char **argv) {
   static const struct option longopts[] = {
@@ -1023,11 +1061,12 @@ static int cmd_predict(int argc, char **argv) {
     {"approach", required_argument, NULL, 'a'},
     {"io-time", required_argument, NULL, 't'},
     {"io-power", required_argument, NULL, 'w'},
+    {"dedicated-busy", required_argument, NULL, 'B'},
     {"csv", no_argument, NULL, 'C'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
   long nodes = -1, cores = -1;
-  double io_time = NAN, io_w = NAN;
+  struct knobs k = {NAN, NAN, NAN};
   struct predicted *v = NULL;
   size_t n = 0, ok = 0;
   struct model m;
@@ -1055,12 +1094,16 @@ static int cmd_predict(int argc, char **argv) {
       }
       break;
     case 't':
-      if ((io_time = nonneg(optarg)) < 0)
+      if ((k.io_time = nonneg(optarg)) < 0)
         return complain(2, "--io-time %s: not a time in seconds", optarg);
       break;
     case 'w':
-      if ((io_w = nonneg(optarg)) < 0)
+      if ((k.io_w = nonneg(optarg)) < 0)
         return complain(2, "--io-power %s: not a power in watts", optarg);
+      break;
+    case 'B':
+      if (busy_arg(optarg, &k.busy))
+        return 2;
       break;
     case 'C': csv = 1; break;
     case 'h': fputs(predict_usage, stdout); free(v); return 0;
@@ -1086,8 +1129,7 @@ static int cmd_predict(int argc, char **argv) {
   }
   status = 0;
   for (size_t i = 0; i < n; i++) {
-    if (predict(&m, &v[i].a, (double)nodes, (double)cores, io_time, io_w,
-                &v[i].p))
+    if (predict(&m, &v[i].a, (double)nodes, (double)cores, &k, &v[i].p))
       status = complain(1, "predict: %s: %s", v[i].a.name, v[i].p.why);
     else
       ok++;
@@ -1100,12 +1142,13 @@ static int cmd_predict(int argc, char **argv) {
     print_model(stdout, &m, argv[optind]);
     printf("\n%ld node%s of %ld cores%s\n", nodes, nodes == 1 ? "" : "s",
            cores, m.estimated ? "; every energy ESTIMATED" : "");
+    print_busy(stdout, k.busy);
     printf("%-4s %-10s %7s %7s %10s %9s %12s\n", "rank", "approach",
            "c.nodes", "c.cores", "T_sim s", "P_sim W", "E kJ");
   }
   for (size_t i = 0; i < n; i++) {
     const struct prediction *p = &v[i].p;
-    double tio = v[i].a.kind == A_TP && !isnan(p->t) ? io_time : NAN;
+    double tio = v[i].a.kind == A_TP && !isnan(p->t) ? k.io_time : NAN;
     if (csv) {
       printf("%s,%s,%ld,%ld,%s,%s,%s,%s,%s,%s,\"%s\"\n",
              isnan(p->e) ? "" : (snprintf(b[6], CELL_MAX, "%zu", i + 1), b[6]),
@@ -1178,16 +1221,18 @@ static const struct checked *best_of(const struct checked *v, size_t n,
 
 static const char *const validate_usage =
   "usage: " PROG " model validate [--region NAME] [--io-region NAME] "
-  "[--csv] MODEL REPORT...\n";
+  "[--dedicated-busy F] [--csv] MODEL REPORT...\n";
 
 static int cmd_validate(int argc, char **argv) {
   static const struct option longopts[] = {
     {"region", required_argument, NULL, 'r'},
     {"io-region", required_argument, NULL, 'i'},
+    {"dedicated-busy", required_argument, NULL, 'B'},
     {"csv", no_argument, NULL, 'C'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
   const char *region = NULL, *io_region = NULL;
+  struct knobs k = {NAN, NAN, NAN};
   struct checked *v;
   double acc = 0, worst = INFINITY;
   size_t n, ok = 0;
@@ -1201,6 +1246,10 @@ static int cmd_validate(int argc, char **argv) {
     switch (c) {
     case 'r': region = optarg; break;
     case 'i': io_region = optarg; break;
+    case 'B':
+      if (busy_arg(optarg, &k.busy))
+        return 2;
+      break;
     case 'C': csv = 1; break;
     case 'h': fputs(validate_usage, stdout); return 0;
     case ':':
@@ -1238,15 +1287,20 @@ static int cmd_validate(int argc, char **argv) {
         *p = '?';
     if (take_sample(&r, path, region, io_region, &v[i].x)) {
       status = 1;
-      v[i].x.energy_j = NAN;
+      v[i].x.file = NULL; /* Named on stderr; no row. */
     } else if (!(v[i].x.energy_j > 0)) {
       snprintf(v[i].p.why, sizeof v[i].p.why, "no measured energy");
-    } else if (predict(&m, &v[i].x.a, v[i].x.nodes, v[i].x.cores,
-                       v[i].x.io_time_s, NAN, &v[i].p) == 0) {
-      v[i].diff = (v[i].p.e - v[i].x.energy_j) / v[i].x.energy_j * 100;
-      acc += 100 - fabs(v[i].diff);
-      worst = 100 - fabs(v[i].diff) < worst ? 100 - fabs(v[i].diff) : worst;
-      ok++;
+    } else {
+      k.io_time = v[i].x.io_time_s; /* The run's own, for tp. */
+      if (predict(&m, &v[i].x.a, v[i].x.nodes, v[i].x.cores, &k,
+                  &v[i].p) == 0) {
+        double a = 100 - fabs(v[i].diff =
+                                (v[i].p.e - v[i].x.energy_j) /
+                                v[i].x.energy_j * 100);
+        acc += a;
+        worst = a < worst ? a : worst;
+        ok++;
+      }
     }
     if (!v[i].x.has_approach && v[i].x.file != NULL)
       snprintf(v[i].x.a.name, sizeof v[i].x.a.name, "none");
@@ -1258,31 +1312,32 @@ static int cmd_validate(int argc, char **argv) {
            "difference_pct,accuracy_pct,predicted_s,measured_s,refused\n");
   else {
     print_model(stdout, &m, argv[optind]);
+    print_busy(stdout, k.busy);
     printf("\n%-16s %-9s %5s %5s %11s %11s %8s %8s %9s %9s\n", "run",
            "approach", "nodes", "cores", "pred. kJ", "meas. kJ", "diff %",
            "accur. %", "pred. s", "meas. s");
   }
   for (size_t i = 0; i < n; i++) {
-    const struct checked *k = &v[i];
-    if (k->x.file == NULL)
+    const struct checked *w = &v[i];
+    if (w->x.file == NULL)
       continue;
     if (csv) {
-      printf("\"%s\",\"%s\",%s,%g,%g,%s,%s,%s,%s,%s,%s,\"%s\"\n", k->name,
-             k->x.file, k->x.a.name, k->x.nodes, k->x.cores,
-             full(b[0], k->p.e), full(b[1], k->x.energy_j),
-             full(b[2], k->diff),
-             full(b[3], isnan(k->diff) ? NAN : 100 - fabs(k->diff)),
-             full(b[4], k->p.t), full(b[5], k->x.time_s),
-             isnan(k->p.e) ? k->p.why : "");
-    } else if (isnan(k->p.e)) {
-      printf("%-16.16s %-9s %5g %5g not predicted: %s\n", k->name,
-             k->x.a.name, k->x.nodes, k->x.cores, k->p.why);
+      printf("\"%s\",\"%s\",%s,%g,%g,%s,%s,%s,%s,%s,%s,\"%s\"\n", w->name,
+             w->x.file, w->x.a.name, w->x.nodes, w->x.cores,
+             full(b[0], w->p.e), full(b[1], w->x.energy_j),
+             full(b[2], w->diff),
+             full(b[3], isnan(w->diff) ? NAN : 100 - fabs(w->diff)),
+             full(b[4], w->p.t), full(b[5], w->x.time_s),
+             isnan(w->p.e) ? w->p.why : "");
+    } else if (isnan(w->p.e)) {
+      printf("%-16.16s %-9s %5g %5g not predicted: %s\n", w->name,
+             w->x.a.name, w->x.nodes, w->x.cores, w->p.why);
     } else {
       printf("%-16.16s %-9s %5g %5g %11s %11s %+8.1f %8.1f %9s %9s\n",
-             k->name, k->x.a.name, k->x.nodes, k->x.cores,
-             fix(b[0], k->p.e / 1000, 3), fix(b[1], k->x.energy_j / 1000, 3),
-             k->diff, 100 - fabs(k->diff), fix(b[2], k->p.t, 2),
-             fix(b[3], k->x.time_s, 2));
+             w->name, w->x.a.name, w->x.nodes, w->x.cores,
+             fix(b[0], w->p.e / 1000, 3), fix(b[1], w->x.energy_j / 1000, 3),
+             w->diff, 100 - fabs(w->diff), fix(b[2], w->p.t, 2),
+             fix(b[3], w->x.time_s, 2));
     }
   }
   if (!csv && ok > 0) {
