@@ -752,17 +752,7 @@ static void print_text(FILE *out, struct compare *c) {
 /* Prints s as one CSV field, quoted as RFC 4180 asks when it holds a
  * comma, a double quote or a line break; NULL is an empty field. */
 static void csv_field(FILE *out, const char *s, int last) {
-  if (s == NULL || strpbrk(s, ",\"\r\n") == NULL) {
-    fputs(s ? s : "", out);
-  } else {
-    putc('"', out);
-    for (; *s; s++) {
-      if (*s == '"')
-        putc('"', out);
-      putc(*s, out);
-    }
-    putc('"', out);
-  }
+  report_csv_field(out, s);
   putc(last ? '\n' : ',', out);
 }
 

@@ -1,6 +1,7 @@
 /*
  * report-model.c - pmon-report model: the energy model of the Damaris
- * study, E = T_sim x P_sim, to predict which I/O approach costs least
+ * study, E = N x T_sim x P_sim on N nodes, to predict which I/O approach
+ * costs least
  * (pmon-report(1), MODEL; the equations and their limits: pmon-model(7)).
  *
  *   model calibrate   runs of the application without I/O at several node
@@ -58,6 +59,10 @@
  * its power is fitted on it, to find P_idle without --idle runs. */
 #define FIT_SPREAD 0.5
 
+/* Below this share of its time measured, a run's energy is partial, as
+ * pmon-report compare marks it. */
+#define COVERED 0.995
+
 /* A tabulated scalability function: s at k (cores per node, or nodes),
  * k increasing; runs and sd_s describe the time measured there. */
 struct point {
@@ -81,6 +86,7 @@ struct model {
   struct spread p_idle, p_max; /* p_idle.n is 0 when it is unknown. */
   int estimated;
   char *region; /* The region whose time and energy count; NULL: the job. */
+  char *covers; /* What its energy covers (calibrated: owned); NULL. */
   json_t *root; /* The document read back; NULL when calibrated. */
 };
 
@@ -121,6 +127,15 @@ static void *xrealloc(void *p, size_t n) {
     exit(1);
   }
   return p;
+}
+
+/* The option getopt_long() just refused, for its message. */
+static const char *bad_option(char **argv) {
+  static char buf[3] = "-?";
+  if (optopt == 0 || strncmp(argv[optind - 1], "--", 2) == 0)
+    return argv[optind - 1];
+  buf[1] = (char)optopt;
+  return buf;
 }
 
 /* Parses a whole number 1 to max from s (all of it); -1 when it is not. */
@@ -228,6 +243,7 @@ static const char *span_text(char buf[64], const struct point *p, size_t n) {
  * study's assumptions, 1 for a dedicated core and 0.5 for a node). */
 struct knobs {
   double io_time, io_w, busy;
+  int from_run; /* validate: io_time is the run's own */
 };
 
 /* Predicts approach a on nodes of cores each, with the knobs k.  Fills
@@ -258,8 +274,10 @@ static int predict(const struct model *m, const struct approach *a,
     cn = nodes / group * (double)a->s;
   } else if (a->kind == A_TP && isnan(io_time)) {
     snprintf(out->why, sizeof out->why, "time partitioning needs its I/O "
-             "time (--io-time S): the time its ranks wait for the file "
-             "system is not the application's to predict");
+             "time (%s): the time its ranks wait for the file system is not "
+             "the application's to predict",
+             k->from_run ? "the run has no tag io_time, no --io-region and no "
+                           "MPI-IO phases" : "--io-time S");
     return -1;
   }
   if (m->p_idle.n == 0 &&
@@ -315,6 +333,8 @@ struct sample {
   struct approach a;
   int has_approach;
   int estimated;
+  int no_power;       /* Its region lists no nodes: their power unknown. */
+  char partial[160];  /* Why its energy misses nodes or time; "" if not. */
   char *covers;       /* What its energy covers; owned, NULL if unknown. */
   struct nodew *pw;   /* Its nodes' power over the time that counts. */
   size_t npw;
@@ -342,9 +362,8 @@ static double num(json_t *v) {
   return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static void node_powers(const struct report *r, const char *region,
-                        void (*fn)(void *, const char *, double),
-                        void *arg);
+static int node_powers(const struct report *r, const char *region,
+                       void (*fn)(void *, const char *, double), void *arg);
 
 /* Adds node name's power w to the sample arg. */
 static void sample_power(void *arg, const char *name, double w) {
@@ -419,7 +438,28 @@ static int take_sample(const struct report *r, const char *file,
     x->covers = xrealloc(NULL, strlen(r->covers) + 1);
     strcpy(x->covers, r->covers);
   }
-  node_powers(r, region, sample_power, x);
+  x->no_power = node_powers(r, region, sample_power, x) != 0;
+  /* A measured energy that misses nodes or time is not the job's. */
+  if (region != NULL) {
+    json_t *g = named(json_object_get(r->root, "regions"), region);
+    double cov = num(json_object_get(g, "coverage"));
+    double without = num(json_object_get(g, "nodes_without_energy"));
+    if (without > 0)
+      snprintf(x->partial, sizeof x->partial, "%g of its nodes have no "
+               "energy for region %s", without, region);
+    else if (cov < COVERED)
+      snprintf(x->partial, sizeof x->partial, "region %s was measured over "
+               "%.1f %% of its time", region, 100 * cov);
+  } else {
+    for (size_t k = 0; k < r->nnodes && !x->partial[0]; k++)
+      if (isnan(r->nodes[k].energy_j))
+        snprintf(x->partial, sizeof x->partial, "node %s has no energy",
+                 r->nodes[k].name ? r->nodes[k].name : "?");
+      else if (r->nodes[k].energy_coverage < COVERED)
+        snprintf(x->partial, sizeof x->partial, "node %s was measured over "
+                 "%.1f %% of its time", r->nodes[k].name ? r->nodes[k].name
+                 : "?", 100 * r->nodes[k].energy_coverage);
+  }
   return 0;
 }
 
@@ -432,27 +472,29 @@ static void sample_free(struct sample *x) {
 }
 
 /* The power of each node of r over its region region (or its run): name
- * and watts, through fn.  Nodes without a figure are left out. */
-static void node_powers(const struct report *r, const char *region,
-                        void (*fn)(void *, const char *, double),
-                        void *arg) {
+ * and watts, through fn.  Nodes without a figure are left out.  Returns
+ * 0, or -1 when the region does not list its nodes (more of them entered
+ * it than PMON_REGION_NODES). */
+static int node_powers(const struct report *r, const char *region,
+                       void (*fn)(void *, const char *, double), void *arg) {
   if (region != NULL) {
     json_t *g = named(json_object_get(r->root, "regions"), region);
+    json_t *list = json_object_get(g, "nodes"), *e;
     size_t i;
-    json_t *e;
-    json_array_foreach(json_object_get(g, "nodes"), i, e) {
+    if (!json_is_array(list))
+      return -1;
+    json_array_foreach(list, i, e) {
       double w = num(json_object_get(e, "power_w"));
       const char *name = json_string_value(json_object_get(e, "name"));
       if (name != NULL && isfinite(w))
         fn(arg, name, w);
     }
-    if (json_array_size(json_object_get(g, "nodes")) > 0)
-      return;
-    /* Too many nodes for the region to list them: the run's figures. */
+    return 0;
   }
   for (size_t k = 0; k < r->nnodes; k++)
     if (r->nodes[k].name != NULL && isfinite(r->nodes[k].power_w))
       fn(arg, r->nodes[k].name, r->nodes[k].power_w);
+  return 0;
 }
 
 /* ---- Calibration ------------------------------------------------------- */
@@ -565,11 +607,14 @@ static double idle_of(const struct nodepow *p) {
 /* The power at no CPU use of the fit of p's timelines, when their CPU use
  * spreads over FIT_SPREAD at least. */
 static double fit_idle_of(const struct nodepow *p) {
-  double det = p->n * p->suu - p->su * p->su, b;
+  double det = p->n * p->suu - p->su * p->su, b, a;
   if (p->n < 3 || p->umax - p->umin < FIT_SPREAD || det <= 0)
     return NAN;
   b = (p->n * p->sup - p->su * p->sp) / det;
-  return (p->sp - b * p->su) / p->n;
+  a = (p->sp - b * p->su) / p->n;
+  /* A line that does not rise with CPU use, or reaches no CPU use at or
+   * below 0 W, says nothing about an idle node. */
+  return b > 0 && a > 0 ? a : NAN;
 }
 
 /* The mean time of the samples at (nodes, cores), their sample standard
@@ -645,14 +690,17 @@ static void print_spread(FILE *out, const char *name, const struct spread *s) {
     return;
   }
   fprintf(out, "%-8s %.1f W per node", name, s->mean);
-  if (s->n > 1)
+  if (s->n > 1 && isfinite(s->sd) && isfinite(s->min) && isfinite(s->max))
     fprintf(out, " (stddev %.1f W, %.1f to %.1f W over %zu nodes)", s->sd,
             s->min, s->max, s->n);
-  else
+  else if (s->n == 1)
     fprintf(out, " (1 node)");
   fprintf(out, ", from %s\n", s->from);
 }
 
+
+static int same_covers(const char *c, const char *file, char **covers,
+                       const char **covers_file);
 
 /* The options of "model calibrate". */
 struct calib_opts {
@@ -665,7 +713,8 @@ struct calib_opts {
  * power: over the region when the run has it, else over the run.  Returns
  * 0, or 1 when a run could not be read (after its error line). */
 static int read_power_runs(struct nodeset *nodes, char **paths, size_t n,
-                           int idle, const char *region) {
+                           int idle, const char *region, struct model *m,
+                           char **covers, const char **covers_file) {
   int status = 0;
   nodes->idle = idle;
   for (size_t i = 0; i < n; i++) {
@@ -677,10 +726,36 @@ static int read_power_runs(struct nodeset *nodes, char **paths, size_t n,
     }
     if (reg != NULL && named(json_object_get(r.root, "regions"), reg) == NULL)
       reg = NULL;
-    node_powers(&r, reg, node_add, nodes);
+    if (!same_covers(r.covers, paths[i], covers, covers_file))
+      status = 1;
+    else if (node_powers(&r, reg, node_add, nodes) != 0)
+      status = complain(1, "%s: region %s does not list its nodes (more "
+                        "entered it than PMON_REGION_NODES): their power is "
+                        "unknown", paths[i], reg);
+    m->estimated |= r.estimated > 0;
     report_free(&r);
   }
   return status;
+}
+
+/* Whether the energy of the run file covers what *covers (of the file
+ * *covers_file) does, the first known becoming *covers; one line when
+ * not. */
+static int same_covers(const char *c, const char *file, char **covers,
+                       const char **covers_file) {
+  if (c == NULL)
+    return 1;
+  if (*covers == NULL) {
+    *covers = xrealloc(NULL, strlen(c) + 1);
+    strcpy(*covers, c);
+    *covers_file = file;
+    return 1;
+  }
+  if (strcmp(c, *covers) == 0)
+    return 1;
+  complain(0, "%s: its energy covers %s, that of %s %s: not the same "
+           "quantity", file, c, *covers_file, *covers);
+  return 0;
 }
 
 /* The table of s at the distinct values of one field of the samples whose
@@ -738,6 +813,9 @@ static int write_model(const char *path, const struct model *m,
     points_json(m->sn, m->nsn, "nodes"), "p_idle_w",
     spread_json(&m->p_idle), "p_max_w", spread_json(&m->p_max),
     "estimated", m->estimated, "node_power", pn, "runs", runs);
+  if (doc != NULL)
+    json_object_set_new(doc, "covers", m->covers ? json_string(m->covers)
+                                                 : json_null());
   if (doc == NULL)
     return complain(1, "%s: cannot form the model (a name that is not "
                     "UTF-8?)", path);
@@ -777,6 +855,7 @@ static int calibrate(const struct calib_opts *o, char **paths, size_t n) {
   struct sample *x = report_xcalloc(n, sizeof *x);
   struct nodeset nodes = {0};
   struct model m = {0};
+  const char *covers_file = NULL;
   size_t unused = 0;
   int status = 0;
   char from[96];
@@ -793,11 +872,12 @@ static int calibrate(const struct calib_opts *o, char **paths, size_t n) {
       status = complain(1, "%s: tag approach=%s: a calibration run is one "
                         "without I/O (approach=none, or no approach tag)",
                         paths[i], x[i].a.name);
-    else if (i > 0 && x[i].covers && x[0].covers &&
-             strcmp(x[i].covers, x[0].covers) != 0)
-      status = complain(1, "%s: its energy covers %s, that of %s %s: not "
-                        "the same quantity", paths[i], x[i].covers,
-                        paths[0], x[0].covers);
+    else if (!same_covers(x[i].covers, paths[i], &m.covers, &covers_file))
+      status = 1;
+    else if (x[i].no_power && o->nbusy == 0)
+      status = complain(1, "%s: region %s does not list its nodes (more "
+                        "entered it than PMON_REGION_NODES): their power is "
+                        "unknown", paths[i], o->region);
     else
       fit_add(&nodes, &r);
     m.estimated |= x[i].estimated;
@@ -823,7 +903,8 @@ static int calibrate(const struct calib_opts *o, char **paths, size_t n) {
 
   /* The powers. */
   if (o->nbusy > 0) {
-    status |= read_power_runs(&nodes, o->busy, o->nbusy, 0, o->region);
+    status |= read_power_runs(&nodes, o->busy, o->nbusy, 0, o->region, &m,
+                              &m.covers, &covers_file);
     spread_of(&nodes, busy_of, "the busy runs (--busy)", &m.p_max);
   } else {
     nodes.idle = 0;
@@ -836,7 +917,8 @@ static int calibrate(const struct calib_opts *o, char **paths, size_t n) {
     spread_of(&nodes, busy_of, from, &m.p_max);
   }
   if (o->nidle > 0) {
-    status |= read_power_runs(&nodes, o->idle, o->nidle, 1, o->region);
+    status |= read_power_runs(&nodes, o->idle, o->nidle, 1, o->region, &m,
+                              &m.covers, &covers_file);
     spread_of(&nodes, idle_of, "the idle runs (--idle)", &m.p_idle);
   } else {
     spread_of(&nodes, fit_idle_of,
@@ -854,15 +936,17 @@ static int calibrate(const struct calib_opts *o, char **paths, size_t n) {
     goto done;
   }
   if ((status = write_model(o->out, &m, x, n, &nodes)) == 0) {
-    print_model(stdout, &m, o->out);
+    FILE *say = strcmp(o->out, "-") == 0 ? stderr : stdout;
+    print_model(say, &m, o->out);
     if (unused > 0)
-      printf("note: %zu run%s off the reference row (%g node%s) and column "
-             "(%g cores per node) not used\n", unused, unused == 1 ? "" : "s",
-             m.ref_nodes, m.ref_nodes == 1 ? "" : "s", m.ref_cores);
+      fprintf(say, "note: %zu run%s off the reference row (%g node%s) and "
+              "column (%g cores per node) not used\n", unused,
+              unused == 1 ? "" : "s", m.ref_nodes, m.ref_nodes == 1 ? "" : "s",
+              m.ref_cores);
     if (m.p_idle.n == 0)
-      printf("note: P_idle unknown: the timelines' CPU use spreads over less "
-             "than %.0f %%; give idle runs with --idle to predict dn\n",
-             FIT_SPREAD * 100);
+      fprintf(say, "note: P_idle unknown: the timelines' CPU use spreads "
+              "over less than %.0f %% (or gives no idle power); give idle "
+              "runs with --idle to predict dn\n", FIT_SPREAD * 100);
   }
 done:
   for (size_t i = 0; i < nodes.n; i++)
@@ -873,6 +957,7 @@ done:
   free(x);
   free(m.sc);
   free(m.sn);
+  free(m.covers);
   return status;
 }
 
@@ -913,7 +998,7 @@ static int read_spread(const char *path, json_t *doc, const char *key,
   json_t *v = json_object_get(doc, key);
   memset(s, 0, sizeof *s);
   s->mean = s->sd = s->min = s->max = NAN;
-  if (json_is_null(v) && !required)
+  if ((v == NULL || json_is_null(v)) && !required)
     return 0;
   s->mean = num(json_object_get(v, "mean"));
   if (!json_is_object(v) || !(s->mean > 0) || !isfinite(s->mean))
@@ -938,9 +1023,8 @@ static int model_load(const char *path, struct model *m) {
   memset(m, 0, sizeof *m);
   m->root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
   if (m->root == NULL)
-    return complain(1, "%s: %s%s%s", path, err.text,
-                    err.line > 0 ? " at line " : "",
-                    err.line > 0 ? "(see the file)" : "");
+    return complain(1, "%s: invalid JSON at %d:%d: %s", path, err.line,
+                    err.column, err.text);
   v = json_object_get(m->root, "pmon_model");
   if (!json_is_integer(v))
     return complain(1, "%s: pmon_model: missing: not a model file (pmon-"
@@ -959,6 +1043,10 @@ static int model_load(const char *path, struct model *m) {
       read_spread(path, m->root, "p_max_w", 1, &m->p_max) ||
       read_spread(path, m->root, "p_idle_w", 0, &m->p_idle))
     return 1;
+  if (m->p_idle.n > 0 && m->p_idle.mean >= m->p_max.mean)
+    return complain(1, "%s: p_idle_w.mean %g W: not below p_max_w.mean %g W",
+                    path, m->p_idle.mean, m->p_max.mean);
+  m->covers = (char *)json_string_value(json_object_get(m->root, "covers"));
   v = json_object_get(m->root, "region");
   if (v != NULL && !json_is_null(v) && !json_is_string(v))
     return complain(1, "%s: region: not a region name", path);
@@ -1066,7 +1154,7 @@ static int cmd_predict(int argc, char **argv) {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
   long nodes = -1, cores = -1;
-  struct knobs k = {NAN, NAN, NAN};
+  struct knobs k = {NAN, NAN, NAN, 0};
   struct predicted *v = NULL;
   size_t n = 0, ok = 0;
   struct model m;
@@ -1075,7 +1163,7 @@ static int cmd_predict(int argc, char **argv) {
 
   opterr = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, ":n:c:a:t:w:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     switch (c) {
     case 'n':
       if ((nodes = whole(optarg, 100000000)) < 0)
@@ -1112,7 +1200,7 @@ static int cmd_predict(int argc, char **argv) {
       return complain(2, "%s: option needs an argument", argv[optind - 1]);
     default:
       free(v);
-      return complain(2, "%s: invalid option", argv[optind - 1]);
+      return complain(2, "%s: invalid option", bad_option(argv));
     }
   }
   if (optind != argc - 1 || nodes < 0 || cores < 0 || n == 0) {
@@ -1137,7 +1225,7 @@ static int cmd_predict(int argc, char **argv) {
   qsort(v, n, sizeof *v, by_energy);
   if (csv)
     printf("rank,approach,nodes,cores,computing_nodes,computing_cores,"
-           "t_sim_s,t_io_s,p_sim_w,energy_j,refused\n");
+           "t_sim_s,t_io_s,p_sim_w,energy_j,estimated,refused\n");
   else {
     print_model(stdout, &m, argv[optind]);
     printf("\n%ld node%s of %ld cores%s\n", nodes, nodes == 1 ? "" : "s",
@@ -1150,12 +1238,14 @@ static int cmd_predict(int argc, char **argv) {
     const struct prediction *p = &v[i].p;
     double tio = v[i].a.kind == A_TP && !isnan(p->t) ? k.io_time : NAN;
     if (csv) {
-      printf("%s,%s,%ld,%ld,%s,%s,%s,%s,%s,%s,\"%s\"\n",
+      printf("%s,%s,%ld,%ld,%s,%s,%s,%s,%s,%s,%s,",
              isnan(p->e) ? "" : (snprintf(b[6], CELL_MAX, "%zu", i + 1), b[6]),
              v[i].a.name, nodes, cores, full(b[0], isnan(p->e) ? NAN : p->cn),
              full(b[1], isnan(p->e) ? NAN : p->cc), full(b[2], p->t),
              full(b[3], tio), full(b[4], p->p), full(b[5], p->e),
-             isnan(p->e) ? p->why : "");
+             m.estimated ? "true" : "false");
+      report_csv_field(stdout, isnan(p->e) ? p->why : NULL);
+      putchar('\n');
     } else if (isnan(p->e)) {
       printf("%-4s %-10s refused: %s\n", "-", v[i].a.name, p->why);
     } else {
@@ -1232,7 +1322,7 @@ static int cmd_validate(int argc, char **argv) {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
   const char *region = NULL, *io_region = NULL;
-  struct knobs k = {NAN, NAN, NAN};
+  struct knobs k = {NAN, NAN, NAN, 1};
   struct checked *v;
   double acc = 0, worst = INFINITY;
   size_t n, ok = 0;
@@ -1242,7 +1332,7 @@ static int cmd_validate(int argc, char **argv) {
 
   opterr = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, ":r:i:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
     switch (c) {
     case 'r': region = optarg; break;
     case 'i': io_region = optarg; break;
@@ -1255,7 +1345,7 @@ static int cmd_validate(int argc, char **argv) {
     case ':':
       return complain(2, "%s: option needs an argument", argv[optind - 1]);
     default:
-      return complain(2, "%s: invalid option", argv[optind - 1]);
+      return complain(2, "%s: invalid option", bad_option(argv));
     }
   }
   if (argc - optind < 2) {
@@ -1290,6 +1380,13 @@ static int cmd_validate(int argc, char **argv) {
       v[i].x.file = NULL; /* Named on stderr; no row. */
     } else if (!(v[i].x.energy_j > 0)) {
       snprintf(v[i].p.why, sizeof v[i].p.why, "no measured energy");
+    } else if (v[i].x.partial[0]) {
+      snprintf(v[i].p.why, sizeof v[i].p.why, "not compared: %s",
+               v[i].x.partial);
+    } else if (m.covers && v[i].x.covers &&
+               strcmp(m.covers, v[i].x.covers) != 0) {
+      snprintf(v[i].p.why, sizeof v[i].p.why, "not compared: its energy "
+               "covers %s, the model's %s", v[i].x.covers, m.covers);
     } else {
       k.io_time = v[i].x.io_time_s; /* The run's own, for tp. */
       if (predict(&m, &v[i].x.a, v[i].x.nodes, v[i].x.cores, &k,
@@ -1309,7 +1406,8 @@ static int cmd_validate(int argc, char **argv) {
 
   if (csv)
     printf("run,file,approach,nodes,cores,predicted_j,measured_j,"
-           "difference_pct,accuracy_pct,predicted_s,measured_s,refused\n");
+           "difference_pct,accuracy_pct,predicted_s,measured_s,estimated,"
+           "refused\n");
   else {
     print_model(stdout, &m, argv[optind]);
     print_busy(stdout, k.busy);
@@ -1322,13 +1420,17 @@ static int cmd_validate(int argc, char **argv) {
     if (w->x.file == NULL)
       continue;
     if (csv) {
-      printf("\"%s\",\"%s\",%s,%g,%g,%s,%s,%s,%s,%s,%s,\"%s\"\n", w->name,
-             w->x.file, w->x.a.name, w->x.nodes, w->x.cores,
-             full(b[0], w->p.e), full(b[1], w->x.energy_j),
+      report_csv_field(stdout, w->name);
+      putchar(',');
+      report_csv_field(stdout, w->x.file);
+      printf(",%s,%g,%g,%s,%s,%s,%s,%s,%s,%s,", w->x.a.name, w->x.nodes,
+             w->x.cores, full(b[0], w->p.e), full(b[1], w->x.energy_j),
              full(b[2], w->diff),
              full(b[3], isnan(w->diff) ? NAN : 100 - fabs(w->diff)),
              full(b[4], w->p.t), full(b[5], w->x.time_s),
-             isnan(w->p.e) ? w->p.why : "");
+             w->x.estimated || m.estimated ? "true" : "false");
+      report_csv_field(stdout, isnan(w->p.e) ? w->p.why : NULL);
+      putchar('\n');
     } else if (isnan(w->p.e)) {
       printf("%-16.16s %-9s %5g %5g not predicted: %s\n", w->name,
              w->x.a.name, w->x.nodes, w->x.cores, w->p.why);
@@ -1402,7 +1504,7 @@ static int cmd_calibrate(int argc, char **argv) {
   o.busy = report_xcalloc((size_t)argc, sizeof *o.busy);
   opterr = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, ":r:i:b:o:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
     switch (c) {
     case 'r': o.region = optarg; break;
     case 'i': o.idle[o.nidle++] = optarg; break;
@@ -1413,7 +1515,7 @@ static int cmd_calibrate(int argc, char **argv) {
       status = complain(2, "%s: option needs an argument", argv[optind - 1]);
       goto out;
     default:
-      status = complain(2, "%s: invalid option", argv[optind - 1]);
+      status = complain(2, "%s: invalid option", bad_option(argv));
       goto out;
     }
   }

@@ -83,6 +83,20 @@ static void put_utf8(FILE *out, uint32_t c) {
   }
 }
 
+void report_csv_field(FILE *out, const char *s) {
+  if (s == NULL || strpbrk(s, ",\"\r\n") == NULL) {
+    fputs(s ? s : "", out);
+    return;
+  }
+  putc('"', out);
+  for (; *s; s++) {
+    if (*s == '"')
+      putc('"', out);
+    putc(*s, out);
+  }
+  putc('"', out);
+}
+
 size_t report_chars(const char *s) {
   const unsigned char *p = (const unsigned char *)s;
   size_t n = 0;
