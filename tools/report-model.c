@@ -44,7 +44,7 @@
 
 #include <jansson.h>
 
-#include "report.h"
+#include "report-model.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -52,51 +52,15 @@
 
 #define CMD PROG ": model"
 
-/* The model file's format version. */
-#define MODEL_FORMAT 1
 
-/* The least spread of CPU use over a node's timeline slices from which
- * its power is fitted on it, to find P_idle without --idle runs. */
-#define FIT_SPREAD 0.5
 
 /* Below this share of its time measured, a run's energy is partial, as
  * pmon-report compare marks it. */
 #define COVERED 0.995
 
-/* A tabulated scalability function: s at k (cores per node, or nodes),
- * k increasing; runs and sd_s describe the time measured there. */
-struct point {
-  double k, s, time_s, sd_s;
-  size_t runs;
-};
 
-/* A power over the nodes: the mean, the sample standard deviation (NAN
- * below two nodes), the least and the largest, of n nodes' own means. */
-struct spread {
-  double mean, sd, min, max;
-  size_t n;
-  const char *from; /* Where it comes from, in words. */
-};
 
-/* A model, as calibrated or read back. */
-struct model {
-  double t_base, ref_nodes, ref_cores;
-  struct point *sc, *sn; /* s_cores, s_nodes */
-  size_t nsc, nsn;
-  struct spread p_idle, p_max; /* p_idle.n is 0 when it is unknown. */
-  int estimated;
-  char *region; /* The region whose time and energy count; NULL: the job. */
-  char *covers; /* What its energy covers (calibrated: owned); NULL. */
-  json_t *root; /* The document read back; NULL when calibrated. */
-};
 
-/* An I/O approach: none, tp, dc:K or dn:S:D. */
-enum kind { A_NONE, A_TP, A_DC, A_DN };
-struct approach {
-  enum kind kind;
-  long k, s, d;
-  char name[40];
-};
 
 /* One prediction: T_sim, its computing part, P_sim, E (NAN when it was
  * refused, and why in why). */
@@ -110,7 +74,7 @@ struct prediction {
 
 /* Prints "pmon-report: model: MSG" as one line; returns status. */
 PRINTF_LIKE(2, 3)
-static int complain(int status, const char *fmt, ...) {
+int model_complain(int status, const char *fmt, ...) {
   va_list ap;
   fflush(stdout);
   fputs(CMD ": ", stderr);
@@ -121,7 +85,7 @@ static int complain(int status, const char *fmt, ...) {
   return status;
 }
 
-static void *xrealloc(void *p, size_t n) {
+void *model_xrealloc(void *p, size_t n) {
   if ((p = realloc(p, n ? n : 1)) == NULL) {
     fputs(PROG ": out of memory\n", stderr);
     exit(1);
@@ -130,7 +94,7 @@ static void *xrealloc(void *p, size_t n) {
 }
 
 /* The option getopt_long() just refused, for its message. */
-static const char *bad_option(char **argv) {
+const char *model_bad_option(char **argv) {
   static char buf[3] = "-?";
   if (optopt == 0 || strncmp(argv[optind - 1], "--", 2) == 0)
     return argv[optind - 1];
@@ -324,30 +288,10 @@ static int predict(const struct model *m, const struct approach *a,
 
 /* ---- Reading runs ------------------------------------------------------ */
 
-/* What a run gives the model. */
-struct sample {
-  const char *file;
-  double nodes, cores; /* cores: ranks per node. */
-  double time_s, energy_j;
-  double io_time_s; /* NAN when unknown. */
-  struct approach a;
-  int has_approach;
-  int estimated;
-  int no_power;       /* Its region lists no nodes: their power unknown. */
-  char partial[160];  /* Why its energy misses nodes or time; "" if not. */
-  char *covers;       /* What its energy covers; owned, NULL if unknown. */
-  struct nodew *pw;   /* Its nodes' power over the time that counts. */
-  size_t npw;
-};
 
-/* A node's name (owned) and power. */
-struct nodew {
-  char *name;
-  double w;
-};
 
 /* The element of array whose "name" is name; NULL when none. */
-static json_t *named(json_t *array, const char *name) {
+json_t *model_named(json_t *array, const char *name) {
   size_t i;
   json_t *e;
   json_array_foreach(array, i, e) {
@@ -358,28 +302,26 @@ static json_t *named(json_t *array, const char *name) {
   return NULL;
 }
 
-static double num(json_t *v) {
+double model_num(json_t *v) {
   return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static int node_powers(const struct report *r, const char *region,
-                       void (*fn)(void *, const char *, double), void *arg);
 
 /* Adds node name's power w to the sample arg. */
 static void sample_power(void *arg, const char *name, double w) {
   struct sample *x = arg;
-  x->pw = xrealloc(x->pw, (x->npw + 1) * sizeof *x->pw);
-  x->pw[x->npw].name = xrealloc(NULL, strlen(name) + 1);
+  x->pw = model_xrealloc(x->pw, (x->npw + 1) * sizeof *x->pw);
+  x->pw[x->npw].name = model_xrealloc(NULL, strlen(name) + 1);
   strcpy(x->pw[x->npw].name, name);
   x->pw[x->npw++].w = w;
 }
 
-/* The time and energy of r, of its region named region when not NULL, and
+/* The time and energy of r, of its region model_named region when not NULL, and
  * its nodes, cores per node, approach, I/O time (io_region: the region
  * whose time is its I/O time, when the tags do not say) and nodes' power.
  * Returns 0, or -1 after one error line naming the file; x is then to be
- * released with sample_free() all the same. */
-static int take_sample(const struct report *r, const char *file,
+ * released with model_sample_free() all the same. */
+int model_take_sample(const struct report *r, const char *file,
                        const char *region, const char *io_region,
                        struct sample *x) {
   const char *tag;
@@ -390,60 +332,60 @@ static int take_sample(const struct report *r, const char *file,
   x->nodes = r->job.nodes;
   x->io_time_s = NAN;
   if (!(x->nodes >= 1))
-    return complain(-1, "%s: job.nodes: no node", file);
+    return model_complain(-1, "%s: job.nodes: no node", file);
   if ((tag = report_tag(r, "cores")) != NULL) {
     long c = whole(tag, 1000000);
     if (c < 0)
-      return complain(-1, "%s: tag cores=%s: not a whole number of cores "
+      return model_complain(-1, "%s: tag cores=%s: not a whole number of cores "
                       "per node", file, tag);
     x->cores = (double)c;
   } else {
     x->cores = r->job.ranks / x->nodes;
     if (x->cores != floor(x->cores) || x->cores < 1)
-      return complain(-1, "%s: %g ranks do not share out evenly over %g "
+      return model_complain(-1, "%s: %g ranks do not share out evenly over %g "
                       "nodes: give the cores per node as the tag cores=C "
                       "(PMON_TAGS)", file, r->job.ranks, x->nodes);
   }
   if ((tag = report_tag(r, "approach")) != NULL) {
     if (parse_approach(tag, &x->a, why, sizeof why))
-      return complain(-1, "%s: tag approach=%s: %s", file, tag, why);
+      return model_complain(-1, "%s: tag approach=%s: %s", file, tag, why);
     x->has_approach = 1;
   }
   if (region != NULL) {
-    json_t *g = named(json_object_get(r->root, "regions"), region);
+    json_t *g = model_named(json_object_get(r->root, "regions"), region);
     if (g == NULL)
-      return complain(-1, "%s: region %s: not in the report", file, region);
-    x->time_s = num(json_object_get(g, "time_s"));
-    x->energy_j = num(json_object_get(g, "energy_j"));
+      return model_complain(-1, "%s: region %s: not in the report", file, region);
+    x->time_s = model_num(json_object_get(g, "time_s"));
+    x->energy_j = model_num(json_object_get(g, "energy_j"));
   } else {
     x->time_s = r->job.wall_s;
     x->energy_j = r->energy_j;
   }
   if (!(x->time_s > 0))
-    return complain(-1, "%s: %s%s: no time to calibrate on", file,
+    return model_complain(-1, "%s: %s%s: no time to calibrate on", file,
                     region ? "region " : "the job", region ? region : "");
   if ((tag = report_tag(r, "io_time")) != NULL) {
     if ((x->io_time_s = nonneg(tag)) < 0)
-      return complain(-1, "%s: tag io_time=%s: not a time in seconds", file,
+      return model_complain(-1, "%s: tag io_time=%s: not a time in seconds", file,
                       tag);
   } else if (io_region != NULL) {
-    json_t *g = named(json_object_get(r->root, "regions"), io_region);
-    x->io_time_s = g ? num(json_object_get(g, "time_s")) : NAN;
+    json_t *g = model_named(json_object_get(r->root, "regions"), io_region);
+    x->io_time_s = g ? model_num(json_object_get(g, "time_s")) : NAN;
   } else if (r->has_io) {
     x->io_time_s = !isnan(r->io.phase_time_s) ? r->io.phase_time_s
                                               : r->io.time_s;
   }
   x->estimated = r->estimated > 0;
   if (r->covers != NULL) {
-    x->covers = xrealloc(NULL, strlen(r->covers) + 1);
+    x->covers = model_xrealloc(NULL, strlen(r->covers) + 1);
     strcpy(x->covers, r->covers);
   }
-  x->no_power = node_powers(r, region, sample_power, x) != 0;
+  x->no_power = model_node_powers(r, region, sample_power, x) != 0;
   /* A measured energy that misses nodes or time is not the job's. */
   if (region != NULL) {
-    json_t *g = named(json_object_get(r->root, "regions"), region);
-    double cov = num(json_object_get(g, "coverage"));
-    double without = num(json_object_get(g, "nodes_without_energy"));
+    json_t *g = model_named(json_object_get(r->root, "regions"), region);
+    double cov = model_num(json_object_get(g, "coverage"));
+    double without = model_num(json_object_get(g, "nodes_without_energy"));
     if (without > 0)
       snprintf(x->partial, sizeof x->partial, "%g of its nodes have no "
                "energy for region %s", without, region);
@@ -463,7 +405,7 @@ static int take_sample(const struct report *r, const char *file,
   return 0;
 }
 
-static void sample_free(struct sample *x) {
+void model_sample_free(struct sample *x) {
   for (size_t i = 0; i < x->npw; i++)
     free(x->pw[i].name);
   free(x->pw);
@@ -475,16 +417,16 @@ static void sample_free(struct sample *x) {
  * and watts, through fn.  Nodes without a figure are left out.  Returns
  * 0, or -1 when the region does not list its nodes (more of them entered
  * it than PMON_REGION_NODES). */
-static int node_powers(const struct report *r, const char *region,
+int model_node_powers(const struct report *r, const char *region,
                        void (*fn)(void *, const char *, double), void *arg) {
   if (region != NULL) {
-    json_t *g = named(json_object_get(r->root, "regions"), region);
+    json_t *g = model_named(json_object_get(r->root, "regions"), region);
     json_t *list = json_object_get(g, "nodes"), *e;
     size_t i;
     if (!json_is_array(list))
       return -1;
     json_array_foreach(list, i, e) {
-      double w = num(json_object_get(e, "power_w"));
+      double w = model_num(json_object_get(e, "power_w"));
       const char *name = json_string_value(json_object_get(e, "name"));
       if (name != NULL && isfinite(w))
         fn(arg, name, w);
@@ -497,193 +439,7 @@ static int node_powers(const struct report *r, const char *region,
   return 0;
 }
 
-/* ---- Calibration ------------------------------------------------------- */
-
-/* What calibration learns of one node: its power in the busy runs and in
- * the idle ones (sums and counts), and the sums of a least-squares fit of
- * its timelines' power on their CPU use. */
-struct nodepow {
-  char *name;
-  double busy, idle;
-  size_t nbusy, nidle;
-  double n, su, sp, suu, sup, umin, umax;
-};
-
-struct nodeset {
-  struct nodepow *v;
-  size_t n, cap;
-  int idle; /* Which sum node_add() adds to. */
-};
-
-static struct nodepow *node_find(struct nodeset *s, const char *name) {
-  for (size_t i = 0; i < s->n; i++)
-    if (strcmp(s->v[i].name, name) == 0)
-      return &s->v[i];
-  if (s->n == s->cap) {
-    s->cap = s->cap ? 2 * s->cap : 16;
-    s->v = xrealloc(s->v, s->cap * sizeof *s->v);
-  }
-  memset(&s->v[s->n], 0, sizeof s->v[s->n]);
-  s->v[s->n].name = xrealloc(NULL, strlen(name) + 1);
-  strcpy(s->v[s->n].name, name);
-  s->v[s->n].umin = INFINITY;
-  s->v[s->n].umax = -INFINITY;
-  return &s->v[s->n++];
-}
-
-static void node_add(void *arg, const char *name, double w) {
-  struct nodeset *s = arg;
-  struct nodepow *p = node_find(s, name);
-  if (s->idle) {
-    p->idle += w;
-    p->nidle++;
-  } else {
-    p->busy += w;
-    p->nbusy++;
-  }
-}
-
-/* Adds the slices of r's timelines that have both a power and a CPU use
- * to the fit of their nodes. */
-static void fit_add(struct nodeset *s, const struct report *r) {
-  for (size_t k = 0; k < r->nnodes; k++) {
-    const struct timeline *tl = &r->nodes[k].tl;
-    struct nodepow *p;
-    if (!tl->present || r->nodes[k].name == NULL)
-      continue;
-    p = node_find(s, r->nodes[k].name);
-    for (size_t i = 0; i < tl->n; i++) {
-      double u = tl->cpu_util[i], w = tl->power_w[i];
-      if (!isfinite(u) || !isfinite(w))
-        continue;
-      p->n++;
-      p->su += u;
-      p->sp += w;
-      p->suu += u * u;
-      p->sup += u * w;
-      p->umin = u < p->umin ? u : p->umin;
-      p->umax = u > p->umax ? u : p->umax;
-    }
-  }
-}
-
-/* The spread over the nodes of value(node), for the nodes that have one
- * (value NAN: none). */
-static void spread_of(const struct nodeset *s, double (*value)(
-                        const struct nodepow *), const char *from,
-                      struct spread *out) {
-  double sum = 0, ss = 0;
-  memset(out, 0, sizeof *out);
-  out->mean = out->sd = out->min = out->max = NAN;
-  out->from = from;
-  for (size_t i = 0; i < s->n; i++) {
-    double v = value(&s->v[i]);
-    if (isnan(v))
-      continue;
-    out->min = out->n == 0 || v < out->min ? v : out->min;
-    out->max = out->n == 0 || v > out->max ? v : out->max;
-    sum += v;
-    out->n++;
-  }
-  if (out->n == 0)
-    return;
-  out->mean = sum / (double)out->n;
-  for (size_t i = 0; i < s->n; i++) {
-    double v = value(&s->v[i]);
-    if (!isnan(v))
-      ss += (v - out->mean) * (v - out->mean);
-  }
-  out->sd = out->n > 1 ? sqrt(ss / (double)(out->n - 1)) : NAN;
-}
-
-static double busy_of(const struct nodepow *p) {
-  return p->nbusy ? p->busy / (double)p->nbusy : NAN;
-}
-
-static double idle_of(const struct nodepow *p) {
-  return p->nidle ? p->idle / (double)p->nidle : NAN;
-}
-
-/* The power at no CPU use of the fit of p's timelines, when their CPU use
- * spreads over FIT_SPREAD at least. */
-static double fit_idle_of(const struct nodepow *p) {
-  double det = p->n * p->suu - p->su * p->su, b, a;
-  if (p->n < 3 || p->umax - p->umin < FIT_SPREAD || det <= 0)
-    return NAN;
-  b = (p->n * p->sup - p->su * p->sp) / det;
-  a = (p->sp - b * p->su) / p->n;
-  /* A line that does not rise with CPU use, or reaches no CPU use at or
-   * below 0 W, says nothing about an idle node. */
-  return b > 0 && a > 0 ? a : NAN;
-}
-
-/* The mean time of the samples at (nodes, cores), their sample standard
- * deviation and count; 0 runs when there is none. */
-static struct point mean_at(const struct sample *x, size_t n, double nodes,
-                            double cores, double k) {
-  struct point p = {k, NAN, NAN, NAN, 0};
-  double sum = 0, ss = 0;
-  for (size_t i = 0; i < n; i++)
-    if (x[i].nodes == nodes && x[i].cores == cores) {
-      sum += x[i].time_s;
-      p.runs++;
-    }
-  if (p.runs == 0)
-    return p;
-  p.time_s = sum / (double)p.runs;
-  for (size_t i = 0; i < n; i++)
-    if (x[i].nodes == nodes && x[i].cores == cores)
-      ss += (x[i].time_s - p.time_s) * (x[i].time_s - p.time_s);
-  p.sd_s = p.runs > 1 ? sqrt(ss / (double)(p.runs - 1)) : NAN;
-  return p;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* The distinct values of field (0: nodes, 1: cores) of the samples that
- * have other == want in the other field, sorted; their count. */
-static size_t distinct(const struct sample *x, size_t n, int field,
-                       double want, double *out) {
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++) {
-    double v = field ? x[i].cores : x[i].nodes;
-    double o = field ? x[i].nodes : x[i].cores;
-    size_t j;
-    if (o != want)
-      continue;
-    for (j = 0; j < m && out[j] != v; j++)
-      ;
-    if (j == m)
-      out[m++] = v;
-  }
-  qsort(out, m, sizeof *out, by_value);
-  return m;
-}
-
-static json_t *spread_json(const struct spread *s) {
-  if (s->n == 0)
-    return json_null();
-  return json_pack("{s:f,s:o,s:f,s:f,s:I,s:s}", "mean", s->mean, "stddev",
-                   isnan(s->sd) ? json_null() : json_real(s->sd), "min",
-                   s->min, "max", s->max, "nodes", (json_int_t)s->n, "from",
-                   s->from);
-}
-
-static json_t *points_json(const struct point *p, size_t n, const char *k) {
-  json_t *a = json_array();
-  for (size_t i = 0; i < n; i++)
-    json_array_append_new(
-      a, json_pack("{s:f,s:f,s:f,s:o,s:I}", k, p[i].k, "s", p[i].s,
-                   "time_s", p[i].time_s, "stddev_s",
-                   isnan(p[i].sd_s) ? json_null() : json_real(p[i].sd_s),
-                   "runs", (json_int_t)p[i].runs));
-  return a;
-}
-
-/* Prints the spread s of a power named name for people. */
+/* Prints the spread s of a power model_named name for people. */
 static void print_spread(FILE *out, const char *name, const struct spread *s) {
   if (s->n == 0) {
     fprintf(out, "%-8s unknown (calibrate with --idle REPORT)\n", name);
@@ -699,138 +455,8 @@ static void print_spread(FILE *out, const char *name, const struct spread *s) {
 }
 
 
-static int same_covers(const char *c, const char *file, char **covers,
-                       const char **covers_file);
-
-/* The options of "model calibrate". */
-struct calib_opts {
-  const char *region, *out;
-  char **idle, **busy; /* --idle and --busy reports, in argv. */
-  size_t nidle, nbusy;
-};
-
-/* Adds the nodes' power of the runs at paths to nodes, as idle or busy
- * power: over the region when the run has it, else over the run.  Returns
- * 0, or 1 when a run could not be read (after its error line). */
-static int read_power_runs(struct nodeset *nodes, char **paths, size_t n,
-                           int idle, const char *region, struct model *m,
-                           char **covers, const char **covers_file) {
-  int status = 0;
-  nodes->idle = idle;
-  for (size_t i = 0; i < n; i++) {
-    struct report r;
-    const char *reg = region;
-    if (report_open(paths[i], paths[i], &r)) {
-      status = 1;
-      continue;
-    }
-    if (reg != NULL && named(json_object_get(r.root, "regions"), reg) == NULL)
-      reg = NULL;
-    if (!same_covers(r.covers, paths[i], covers, covers_file))
-      status = 1;
-    else if (node_powers(&r, reg, node_add, nodes) != 0)
-      status = complain(1, "%s: region %s does not list its nodes (more "
-                        "entered it than PMON_REGION_NODES): their power is "
-                        "unknown", paths[i], reg);
-    m->estimated |= r.estimated > 0;
-    report_free(&r);
-  }
-  return status;
-}
-
-/* Whether the energy of the run file covers what *covers (of the file
- * *covers_file) does, the first known becoming *covers; one line when
- * not. */
-static int same_covers(const char *c, const char *file, char **covers,
-                       const char **covers_file) {
-  if (c == NULL)
-    return 1;
-  if (*covers == NULL) {
-    *covers = xrealloc(NULL, strlen(c) + 1);
-    strcpy(*covers, c);
-    *covers_file = file;
-    return 1;
-  }
-  if (strcmp(c, *covers) == 0)
-    return 1;
-  complain(0, "%s: its energy covers %s, that of %s %s: not the same "
-           "quantity", file, c, *covers_file, *covers);
-  return 0;
-}
-
-/* The table of s at the distinct values of one field of the samples whose
- * other field is fixed (cores: field 1 at nodes == fixed; nodes: field 0
- * at cores == fixed), relative to the time t_base. */
-static struct point *table_of(const struct sample *x, size_t n, int field,
-                              double fixed, double t_base, size_t *count) {
-  double *k = report_xcalloc(n, sizeof *k);
-  struct point *p;
-  size_t m = distinct(x, n, field, fixed, k);
-
-  p = report_xcalloc(m, sizeof *p);
-  for (size_t i = 0; i < m; i++) {
-    p[i] = field ? mean_at(x, n, fixed, k[i], k[i])
-                 : mean_at(x, n, k[i], fixed, k[i]);
-    p[i].s = p[i].time_s / t_base;
-  }
-  free(k);
-  *count = m;
-  return p;
-}
-
-/* Writes the model m calibrated from the samples x to path. */
-static int write_model(const char *path, const struct model *m,
-                       const struct sample *x, size_t n,
-                       const struct nodeset *nodes) {
-  json_t *doc, *runs = json_array(), *pn = json_array();
-  struct report_out ro;
-  FILE *out;
-  int rc;
-
-  for (size_t i = 0; i < n; i++)
-    json_array_append_new(
-      runs, json_pack("{s:s,s:f,s:f,s:f,s:b}", "file", x[i].file, "nodes",
-                      x[i].nodes, "cores", x[i].cores, "time_s",
-                      x[i].time_s, "used",
-                      x[i].nodes == m->ref_nodes ||
-                        x[i].cores == m->ref_cores));
-  for (size_t i = 0; i < nodes->n; i++) {
-    double b = busy_of(&nodes->v[i]);
-    double d = m->p_idle.from && strstr(m->p_idle.from, "fit")
-                 ? fit_idle_of(&nodes->v[i]) : idle_of(&nodes->v[i]);
-    json_array_append_new(
-      pn, json_pack("{s:s,s:o,s:o}", "name", nodes->v[i].name, "p_idle_w",
-                    isnan(d) ? json_null() : json_real(d), "p_max_w",
-                    isnan(b) ? json_null() : json_real(b)));
-  }
-  doc = json_pack(
-    "{s:i,s:s,s:s,s:o,s:f,s:f,s:f,s:o,s:o,s:o,s:o,s:b,s:o,s:o}",
-    "pmon_model", MODEL_FORMAT, "written_by", "pmon-report model calibrate",
-    "pmon_version", PACKAGE_VERSION, "region",
-    m->region ? json_string(m->region) : json_null(), "t_base_s",
-    m->t_base, "ref_nodes", m->ref_nodes, "ref_cores", m->ref_cores,
-    "s_cores", points_json(m->sc, m->nsc, "cores"), "s_nodes",
-    points_json(m->sn, m->nsn, "nodes"), "p_idle_w",
-    spread_json(&m->p_idle), "p_max_w", spread_json(&m->p_max),
-    "estimated", m->estimated, "node_power", pn, "runs", runs);
-  if (doc != NULL)
-    json_object_set_new(doc, "covers", m->covers ? json_string(m->covers)
-                                                 : json_null());
-  if (doc == NULL)
-    return complain(1, "%s: cannot form the model (a name that is not "
-                    "UTF-8?)", path);
-  if ((out = report_out_open(&ro, path)) == NULL) {
-    json_decref(doc);
-    return 1;
-  }
-  rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
-  putc('\n', out);
-  json_decref(doc);
-  return report_out_close(&ro, rc == 0) ? 1 : 0;
-}
-
 /* Prints the model m for people, with its source file name. */
-static void print_model(FILE *out, const struct model *m, const char *name) {
+void model_print(FILE *out, const struct model *m, const char *name) {
   fprintf(out, "model %s%s\n", name,
           m->estimated ? " (its power is ESTIMATED by a model, not "
                          "measured)" : "");
@@ -851,116 +477,6 @@ static void print_model(FILE *out, const struct model *m, const char *name) {
   print_spread(out, "P_max", &m->p_max);
 }
 
-static int calibrate(const struct calib_opts *o, char **paths, size_t n) {
-  struct sample *x = report_xcalloc(n, sizeof *x);
-  struct nodeset nodes = {0};
-  struct model m = {0};
-  const char *covers_file = NULL;
-  size_t unused = 0;
-  int status = 0;
-  char from[96];
-
-  for (size_t i = 0; i < n && status == 0; i++) {
-    struct report r;
-    if (report_open(paths[i], paths[i], &r)) {
-      status = 1;
-      break;
-    }
-    if (take_sample(&r, paths[i], o->region, NULL, &x[i]))
-      status = 1;
-    else if (x[i].has_approach && x[i].a.kind != A_NONE)
-      status = complain(1, "%s: tag approach=%s: a calibration run is one "
-                        "without I/O (approach=none, or no approach tag)",
-                        paths[i], x[i].a.name);
-    else if (!same_covers(x[i].covers, paths[i], &m.covers, &covers_file))
-      status = 1;
-    else if (x[i].no_power && o->nbusy == 0)
-      status = complain(1, "%s: region %s does not list its nodes (more "
-                        "entered it than PMON_REGION_NODES): their power is "
-                        "unknown", paths[i], o->region);
-    else
-      fit_add(&nodes, &r);
-    m.estimated |= x[i].estimated;
-    report_free(&r);
-  }
-  if (status != 0)
-    goto done;
-
-  /* The reference point, and the tables through it. */
-  m.ref_cores = 0;
-  for (size_t i = 0; i < n; i++)
-    m.ref_cores = x[i].cores > m.ref_cores ? x[i].cores : m.ref_cores;
-  m.ref_nodes = INFINITY;
-  for (size_t i = 0; i < n; i++)
-    if (x[i].cores == m.ref_cores && x[i].nodes < m.ref_nodes)
-      m.ref_nodes = x[i].nodes;
-  m.t_base = mean_at(x, n, m.ref_nodes, m.ref_cores, 0).time_s;
-  m.sc = table_of(x, n, 1, m.ref_nodes, m.t_base, &m.nsc);
-  m.sn = table_of(x, n, 0, m.ref_cores, m.t_base, &m.nsn);
-  m.region = (char *)o->region;
-  for (size_t i = 0; i < n; i++)
-    unused += x[i].nodes != m.ref_nodes && x[i].cores != m.ref_cores;
-
-  /* The powers. */
-  if (o->nbusy > 0) {
-    status |= read_power_runs(&nodes, o->busy, o->nbusy, 0, o->region, &m,
-                              &m.covers, &covers_file);
-    spread_of(&nodes, busy_of, "the busy runs (--busy)", &m.p_max);
-  } else {
-    nodes.idle = 0;
-    for (size_t i = 0; i < n; i++)
-      if (x[i].cores == m.ref_cores)
-        for (size_t j = 0; j < x[i].npw; j++)
-          node_add(&nodes, x[i].pw[j].name, x[i].pw[j].w);
-    snprintf(from, sizeof from, "the runs at %g cores per node",
-             m.ref_cores);
-    spread_of(&nodes, busy_of, from, &m.p_max);
-  }
-  if (o->nidle > 0) {
-    status |= read_power_runs(&nodes, o->idle, o->nidle, 1, o->region, &m,
-                              &m.covers, &covers_file);
-    spread_of(&nodes, idle_of, "the idle runs (--idle)", &m.p_idle);
-  } else {
-    spread_of(&nodes, fit_idle_of,
-              "a fit of the timelines' power on their CPU use", &m.p_idle);
-  }
-  if (status != 0)
-    goto done;
-  if (m.p_max.n == 0) {
-    status = complain(1, "no node power in the runs at %g cores per node: "
-                      "no P_max", m.ref_cores);
-    goto done;
-  }
-  if (!(m.p_max.mean > 0)) {
-    status = complain(1, "P_max %.1f W: not a power to model", m.p_max.mean);
-    goto done;
-  }
-  if ((status = write_model(o->out, &m, x, n, &nodes)) == 0) {
-    FILE *say = strcmp(o->out, "-") == 0 ? stderr : stdout;
-    print_model(say, &m, o->out);
-    if (unused > 0)
-      fprintf(say, "note: %zu run%s off the reference row (%g node%s) and "
-              "column (%g cores per node) not used\n", unused,
-              unused == 1 ? "" : "s", m.ref_nodes, m.ref_nodes == 1 ? "" : "s",
-              m.ref_cores);
-    if (m.p_idle.n == 0)
-      fprintf(say, "note: P_idle unknown: the timelines' CPU use spreads "
-              "over less than %.0f %% (or gives no idle power); give idle "
-              "runs with --idle to predict dn\n", FIT_SPREAD * 100);
-  }
-done:
-  for (size_t i = 0; i < nodes.n; i++)
-    free(nodes.v[i].name);
-  free(nodes.v);
-  for (size_t i = 0; i < n; i++)
-    sample_free(&x[i]);
-  free(x);
-  free(m.sc);
-  free(m.sn);
-  free(m.covers);
-  return status;
-}
-
 /* ---- Reading a model back ---------------------------------------------- */
 
 static int by_k(const void *a, const void *b) {
@@ -975,20 +491,20 @@ static int read_points(const char *path, json_t *doc, const char *key,
   size_t i;
 
   if (!json_is_array(a) || json_array_size(a) == 0)
-    return complain(1, "%s: %s: not a list of points", path, key);
+    return model_complain(1, "%s: %s: not a list of points", path, key);
   *n = json_array_size(a);
   *out = report_xcalloc(*n, sizeof **out);
   json_array_foreach(a, i, e) {
-    double k = num(json_object_get(e, kname)), s = num(json_object_get(e, "s"));
+    double k = model_num(json_object_get(e, kname)), s = model_num(json_object_get(e, "s"));
     if (!(k >= 1) || !isfinite(k) || !(s > 0) || !isfinite(s))
-      return complain(1, "%s: %s[%zu]: wants %s >= 1 and s > 0", path, key,
+      return model_complain(1, "%s: %s[%zu]: wants %s >= 1 and s > 0", path, key,
                       i, kname);
     (*out)[i] = (struct point){k, s, NAN, NAN, 0};
   }
   qsort(*out, *n, sizeof **out, by_k);
   for (i = 1; i < *n; i++)
     if ((*out)[i].k == (*out)[i - 1].k)
-      return complain(1, "%s: %s: two points at %s %g", path, key, kname,
+      return model_complain(1, "%s: %s: two points at %s %g", path, key, kname,
                       (*out)[i].k);
   return 0;
 }
@@ -1000,12 +516,12 @@ static int read_spread(const char *path, json_t *doc, const char *key,
   s->mean = s->sd = s->min = s->max = NAN;
   if ((v == NULL || json_is_null(v)) && !required)
     return 0;
-  s->mean = num(json_object_get(v, "mean"));
+  s->mean = model_num(json_object_get(v, "mean"));
   if (!json_is_object(v) || !(s->mean > 0) || !isfinite(s->mean))
-    return complain(1, "%s: %s.mean: not a power in watts", path, key);
-  s->sd = num(json_object_get(v, "stddev"));
-  s->min = num(json_object_get(v, "min"));
-  s->max = num(json_object_get(v, "max"));
+    return model_complain(1, "%s: %s.mean: not a power in watts", path, key);
+  s->sd = model_num(json_object_get(v, "stddev"));
+  s->min = model_num(json_object_get(v, "min"));
+  s->max = model_num(json_object_get(v, "max"));
   s->n = json_is_integer(json_object_get(v, "nodes"))
            ? (size_t)json_integer_value(json_object_get(v, "nodes")) : 1;
   s->n = s->n ? s->n : 1;
@@ -1023,33 +539,33 @@ static int model_load(const char *path, struct model *m) {
   memset(m, 0, sizeof *m);
   m->root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
   if (m->root == NULL)
-    return complain(1, "%s: invalid JSON at %d:%d: %s", path, err.line,
+    return model_complain(1, "%s: invalid JSON at %d:%d: %s", path, err.line,
                     err.column, err.text);
   v = json_object_get(m->root, "pmon_model");
   if (!json_is_integer(v))
-    return complain(1, "%s: pmon_model: missing: not a model file (pmon-"
+    return model_complain(1, "%s: pmon_model: missing: not a model file (pmon-"
                     "report model calibrate writes them)", path);
   if (json_integer_value(v) != MODEL_FORMAT)
-    return complain(1, "%s: pmon_model: version %lld: this pmon-report "
+    return model_complain(1, "%s: pmon_model: version %lld: this pmon-report "
                     "reads version %d", path,
                     (long long)json_integer_value(v), MODEL_FORMAT);
-  m->t_base = num(json_object_get(m->root, "t_base_s"));
+  m->t_base = model_num(json_object_get(m->root, "t_base_s"));
   if (!(m->t_base > 0) || !isfinite(m->t_base))
-    return complain(1, "%s: t_base_s: not a time in seconds", path);
-  m->ref_nodes = num(json_object_get(m->root, "ref_nodes"));
-  m->ref_cores = num(json_object_get(m->root, "ref_cores"));
+    return model_complain(1, "%s: t_base_s: not a time in seconds", path);
+  m->ref_nodes = model_num(json_object_get(m->root, "ref_nodes"));
+  m->ref_cores = model_num(json_object_get(m->root, "ref_cores"));
   if (read_points(path, m->root, "s_cores", "cores", &m->sc, &m->nsc) ||
       read_points(path, m->root, "s_nodes", "nodes", &m->sn, &m->nsn) ||
       read_spread(path, m->root, "p_max_w", 1, &m->p_max) ||
       read_spread(path, m->root, "p_idle_w", 0, &m->p_idle))
     return 1;
   if (m->p_idle.n > 0 && m->p_idle.mean >= m->p_max.mean)
-    return complain(1, "%s: p_idle_w.mean %g W: not below p_max_w.mean %g W",
+    return model_complain(1, "%s: p_idle_w.mean %g W: not below p_max_w.mean %g W",
                     path, m->p_idle.mean, m->p_max.mean);
   m->covers = (char *)json_string_value(json_object_get(m->root, "covers"));
   v = json_object_get(m->root, "region");
   if (v != NULL && !json_is_null(v) && !json_is_string(v))
-    return complain(1, "%s: region: not a region name", path);
+    return model_complain(1, "%s: region: not a region name", path);
   m->region = (char *)json_string_value(v);
   m->estimated = json_is_true(json_object_get(m->root, "estimated"));
   return 0;
@@ -1085,7 +601,7 @@ static const char *full(char buf[CELL_MAX], double v) {
 static int busy_arg(const char *s, double *busy) {
   double v = nonneg(s);
   if (v < 0 || v > 1)
-    return complain(-1, "--dedicated-busy %s: not a share of time from 0 "
+    return model_complain(-1, "--dedicated-busy %s: not a share of time from 0 "
                     "to 1", s);
   *busy = v;
   return 0;
@@ -1117,22 +633,22 @@ static int by_energy(const void *a, const void *b) {
 /* Adds the approaches of the comma-separated list s to *v; -1 after an
  * error line for one that is not. */
 static int add_approaches(const char *s, struct predicted **v, size_t *n) {
-  char *copy = xrealloc(NULL, strlen(s) + 1), *tok, *save = NULL;
+  char *copy = model_xrealloc(NULL, strlen(s) + 1), *tok, *save = NULL;
   char why[160];
   int rc = 0;
 
   strcpy(copy, s);
   for (tok = strtok_r(copy, ",", &save); tok && rc == 0;
        tok = strtok_r(NULL, ",", &save)) {
-    *v = xrealloc(*v, (*n + 1) * sizeof **v);
+    *v = model_xrealloc(*v, (*n + 1) * sizeof **v);
     memset(&(*v)[*n], 0, sizeof **v);
     if (parse_approach(tok, &(*v)[*n].a, why, sizeof why))
-      rc = complain(-1, "--approach %s: %s", tok, why);
+      rc = model_complain(-1, "--approach %s: %s", tok, why);
     else
       (*n)++;
   }
   if (*n == 0 && rc == 0)
-    rc = complain(-1, "--approach: no approach given");
+    rc = model_complain(-1, "--approach: no approach given");
   free(copy);
   return rc;
 }
@@ -1167,12 +683,12 @@ static int cmd_predict(int argc, char **argv) {
     switch (c) {
     case 'n':
       if ((nodes = whole(optarg, 100000000)) < 0)
-        return complain(2, "--nodes %s: not a whole number of nodes",
+        return model_complain(2, "--nodes %s: not a whole number of nodes",
                         optarg);
       break;
     case 'c':
       if ((cores = whole(optarg, 100000000)) < 0)
-        return complain(2, "--cores %s: not a whole number of cores per "
+        return model_complain(2, "--cores %s: not a whole number of cores per "
                         "node", optarg);
       break;
     case 'a':
@@ -1183,11 +699,11 @@ static int cmd_predict(int argc, char **argv) {
       break;
     case 't':
       if ((k.io_time = nonneg(optarg)) < 0)
-        return complain(2, "--io-time %s: not a time in seconds", optarg);
+        return model_complain(2, "--io-time %s: not a time in seconds", optarg);
       break;
     case 'w':
       if ((k.io_w = nonneg(optarg)) < 0)
-        return complain(2, "--io-power %s: not a power in watts", optarg);
+        return model_complain(2, "--io-power %s: not a power in watts", optarg);
       break;
     case 'B':
       if (busy_arg(optarg, &k.busy))
@@ -1197,15 +713,15 @@ static int cmd_predict(int argc, char **argv) {
     case 'h': fputs(predict_usage, stdout); free(v); return 0;
     case ':':
       free(v);
-      return complain(2, "%s: option needs an argument", argv[optind - 1]);
+      return model_complain(2, "%s: option needs an argument", argv[optind - 1]);
     default:
       free(v);
-      return complain(2, "%s: invalid option", bad_option(argv));
+      return model_complain(2, "%s: invalid option", model_bad_option(argv));
     }
   }
   if (optind != argc - 1 || nodes < 0 || cores < 0 || n == 0) {
     free(v);
-    return complain(2, "predict: %s (" PROG " model --help)",
+    return model_complain(2, "predict: %s (" PROG " model --help)",
                     optind != argc - 1
                     ? "give one MODEL file"
                     : "--nodes, --cores and --approach are required");
@@ -1218,7 +734,7 @@ static int cmd_predict(int argc, char **argv) {
   status = 0;
   for (size_t i = 0; i < n; i++) {
     if (predict(&m, &v[i].a, (double)nodes, (double)cores, &k, &v[i].p))
-      status = complain(1, "predict: %s: %s", v[i].a.name, v[i].p.why);
+      status = model_complain(1, "predict: %s: %s", v[i].a.name, v[i].p.why);
     else
       ok++;
   }
@@ -1227,7 +743,7 @@ static int cmd_predict(int argc, char **argv) {
     printf("rank,approach,nodes,cores,computing_nodes,computing_cores,"
            "t_sim_s,t_io_s,p_sim_w,energy_j,estimated,refused\n");
   else {
-    print_model(stdout, &m, argv[optind]);
+    model_print(stdout, &m, argv[optind]);
     printf("\n%ld node%s of %ld cores%s\n", nodes, nodes == 1 ? "" : "s",
            cores, m.estimated ? "; every energy ESTIMATED" : "");
     print_busy(stdout, k.busy);
@@ -1343,13 +859,13 @@ static int cmd_validate(int argc, char **argv) {
     case 'C': csv = 1; break;
     case 'h': fputs(validate_usage, stdout); return 0;
     case ':':
-      return complain(2, "%s: option needs an argument", argv[optind - 1]);
+      return model_complain(2, "%s: option needs an argument", argv[optind - 1]);
     default:
-      return complain(2, "%s: invalid option", bad_option(argv));
+      return model_complain(2, "%s: invalid option", model_bad_option(argv));
     }
   }
   if (argc - optind < 2) {
-    return complain(2, "validate: give a MODEL file and the REPORTs of "
+    return model_complain(2, "validate: give a MODEL file and the REPORTs of "
                     "measured runs (" PROG " model --help)");
   }
   if (model_load(argv[optind], &m)) {
@@ -1370,12 +886,12 @@ static int cmd_validate(int argc, char **argv) {
     }
     base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     base = r.job.label && *r.job.label ? r.job.label : base;
-    v[i].name = xrealloc(NULL, strlen(base) + 1);
+    v[i].name = model_xrealloc(NULL, strlen(base) + 1);
     strcpy(v[i].name, base);
     for (char *p = v[i].name; *p; p++)
       if ((unsigned char)*p < 0x20 || *p == 0x7f)
         *p = '?';
-    if (take_sample(&r, path, region, io_region, &v[i].x)) {
+    if (model_take_sample(&r, path, region, io_region, &v[i].x)) {
       status = 1;
       v[i].x.file = NULL; /* Named on stderr; no row. */
     } else if (!(v[i].x.energy_j > 0)) {
@@ -1409,7 +925,7 @@ static int cmd_validate(int argc, char **argv) {
            "difference_pct,accuracy_pct,predicted_s,measured_s,estimated,"
            "refused\n");
   else {
-    print_model(stdout, &m, argv[optind]);
+    model_print(stdout, &m, argv[optind]);
     print_busy(stdout, k.busy);
     printf("\n%-16s %-9s %5s %5s %11s %11s %8s %8s %9s %9s\n", "run",
            "approach", "nodes", "cores", "pred. kJ", "meas. kJ", "diff %",
@@ -1473,85 +989,37 @@ static int cmd_validate(int argc, char **argv) {
     }
   }
   for (size_t i = 0; i < n; i++) {
-    sample_free(&v[i].x);
+    model_sample_free(&v[i].x);
     free(v[i].name);
   }
   free(v);
   model_free(&m);
   if (ok == 0 && status == 0)
-    status = complain(1, "validate: no run could be predicted");
+    status = model_complain(1, "validate: no run could be predicted");
   return status;
 }
 
-/* ---- calibrate's command line, and the dispatch ------------------------ */
-
-static const char *const calibrate_usage =
-  "usage: " PROG " model calibrate [--region NAME] [--idle REPORT]... "
-  "[--busy REPORT]... -o MODEL REPORT...\n";
-
-static int cmd_calibrate(int argc, char **argv) {
-  static const struct option longopts[] = {
-    {"region", required_argument, NULL, 'r'},
-    {"idle", required_argument, NULL, 'i'},
-    {"busy", required_argument, NULL, 'b'},
-    {"output", required_argument, NULL, 'o'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
-  struct calib_opts o = {0};
-  int c, status;
-
-  o.idle = report_xcalloc((size_t)argc, sizeof *o.idle);
-  o.busy = report_xcalloc((size_t)argc, sizeof *o.busy);
-  opterr = 0;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-    switch (c) {
-    case 'r': o.region = optarg; break;
-    case 'i': o.idle[o.nidle++] = optarg; break;
-    case 'b': o.busy[o.nbusy++] = optarg; break;
-    case 'o': o.out = optarg; break;
-    case 'h': fputs(calibrate_usage, stdout); status = 0; goto out;
-    case ':':
-      status = complain(2, "%s: option needs an argument", argv[optind - 1]);
-      goto out;
-    default:
-      status = complain(2, "%s: invalid option", bad_option(argv));
-      goto out;
-    }
-  }
-  if (o.out == NULL || *o.out == '\0' || optind == argc) {
-    status = complain(2, "calibrate: %s (" PROG " model --help)",
-                      optind == argc
-                        ? "give the REPORTs of runs without I/O"
-                        : "-o MODEL names the model file to write");
-    goto out;
-  }
-  status = calibrate(&o, argv + optind, (size_t)(argc - optind));
-out:
-  free(o.idle);
-  free(o.busy);
-  return status;
-}
+/* ---- The dispatch ------------------------------------------------------ */
 
 int report_model(int argc, char **argv) {
   const char *sub = argc > 1 ? argv[1] : "";
   int status;
 
   if (strcmp(sub, "calibrate") == 0)
-    status = cmd_calibrate(argc - 1, argv + 1);
+    status = model_calibrate(argc - 1, argv + 1);
   else if (strcmp(sub, "predict") == 0)
     status = cmd_predict(argc - 1, argv + 1);
   else if (strcmp(sub, "validate") == 0)
     status = cmd_validate(argc - 1, argv + 1);
   else if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
-    printf("%s%s%s", calibrate_usage, predict_usage, validate_usage);
+    printf("%s%s%s", model_calibrate_usage, predict_usage, validate_usage);
     return 0;
   } else {
-    return complain(2, "%s%s: not a subcommand: calibrate, predict or "
+    return model_complain(2, "%s%s: not a subcommand: calibrate, predict or "
                     "validate (" PROG " model --help)", *sub ? "" : "(none)",
                     sub);
   }
   if (fflush(stdout) != 0 || ferror(stdout))
-    return complain(1, "standard output: write error: %s", strerror(errno));
+    return model_complain(1, "standard output: write error: %s", strerror(errno));
   return status;
 }

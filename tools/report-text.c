@@ -205,22 +205,6 @@ size_t report_text_width(const char *s) {
   return n;
 }
 
-/* Prints s as one CSV field, quoted as RFC 4180 asks when it holds a
- * comma, a double quote or a line break; NULL is an empty field. */
-static void csv_field(FILE *out, const char *s) {
-  if (s == NULL || strpbrk(s, ",\"\r\n") == NULL) {
-    fputs(s ? s : "", out);
-    return;
-  }
-  putc('"', out);
-  for (; *s; s++) {
-    if (*s == '"')
-      putc('"', out);
-    putc(*s, out);
-  }
-  putc('"', out);
-}
-
 /*
  * Prints nrows rows of size sz at rows, a heading row first, with the
  * columns that have a heading in this format.  As text (csv_title NULL):
@@ -255,7 +239,7 @@ static void print_table(FILE *out, const char *csv_title,
       int fill = csv ? 0 : (int)(width[c] - report_text_width(s ? s : "-"));
       if (csv) {
         fputs(c > 0 ? "," : "", out);
-        csv_field(out, s);
+        report_csv_field(out, s);
         continue;
       }
       fprintf(out, "%s%*s%s", c > 0 ? "  " : "", left ? 0 : fill, "",
@@ -573,7 +557,7 @@ static void print_slices(FILE *out, const struct report *r) {
                             t->energy_j[j], t->cpu_util[j]};
       for (size_t c = 0; c < COUNT_OF(tlslice_cols); c++) {
         fputs(c > 0 ? "," : "", out);
-        csv_field(out, cell_text(&tlslice_cols[c], &row, 1, buf));
+        report_csv_field(out, cell_text(&tlslice_cols[c], &row, 1, buf));
       }
       putc('\n', out);
     }
@@ -592,6 +576,7 @@ void report_text(FILE *out, const struct report *r, unsigned sections,
     gap = "\n";
   }
   if (sections & SEC_SUMMARY) {
+    fputs(gap, out);
     print_summary(out, r);
     gap = "\n";
   }

@@ -228,6 +228,10 @@ int report_by_energy(const void *a, const void *b);
 
 /* ---- report-xml.c ------------------------------------------------------ */
 
+/* Prints s as one CSV field, quoted as RFC 4180 asks when it holds a
+ * comma, a double quote or a line break; NULL is an empty field. */
+void report_csv_field(FILE *out, const char *s);
+
 /* The characters of the UTF-8 string s (0 for NULL); an invalid byte counts
  * as one. */
 size_t report_chars(const char *s);

@@ -1,0 +1,116 @@
+/*
+ * report-model.h - what the files of "pmon-report model" share: the model,
+ * a run as the model reads it, and the pieces both use.  report-model.c
+ * holds the equations, predict, validate and the reading of runs and
+ * models; report-calibrate.c makes a model from runs.
+ */
+#ifndef PMON_REPORT_MODEL_H
+#define PMON_REPORT_MODEL_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "report.h"
+
+/* The model file's format version. */
+#define MODEL_FORMAT 1
+
+/* A tabulated scalability function: s at k (cores per node, or nodes),
+ * k increasing; runs and sd_s describe the time measured there. */
+struct point {
+  double k, s, time_s, sd_s;
+  size_t runs;
+};
+
+/* A power over the nodes: the mean, the sample standard deviation (NAN
+ * below two nodes), the least and the largest, of n nodes' own means. */
+struct spread {
+  double mean, sd, min, max;
+  size_t n;
+  const char *from; /* Where it comes from, in words. */
+};
+
+/* A model, as calibrated or read back. */
+struct model {
+  double t_base, ref_nodes, ref_cores;
+  struct point *sc, *sn; /* s_cores, s_nodes */
+  size_t nsc, nsn;
+  struct spread p_idle, p_max; /* p_idle.n is 0 when it is unknown. */
+  int estimated;
+  char *region; /* The region whose time and energy count; NULL: the job. */
+  char *covers; /* What its energy covers (calibrated: owned); NULL. */
+  json_t *root; /* The document read back; NULL when calibrated. */
+};
+
+/* An I/O approach: none, tp, dc:K or dn:S:D. */
+enum kind { A_NONE, A_TP, A_DC, A_DN };
+struct approach {
+  enum kind kind;
+  long k, s, d;
+  char name[40];
+};
+
+/* What a run gives the model. */
+struct sample {
+  const char *file;
+  double nodes, cores; /* cores: ranks per node. */
+  double time_s, energy_j;
+  double io_time_s; /* NAN when unknown. */
+  struct approach a;
+  int has_approach;
+  int estimated;
+  int no_power;       /* Its region lists no nodes: their power unknown. */
+  char partial[160];  /* Why its energy misses nodes or time; "" if not. */
+  char *covers;       /* What its energy covers; owned, NULL if unknown. */
+  struct nodew *pw;   /* Its nodes' power over the time that counts. */
+  size_t npw;
+};
+
+/* A node's name (owned) and power. */
+struct nodew {
+  char *name;
+  double w;
+};
+
+/* Prints "pmon-report: model: MSG" as one line; returns status. */
+int model_complain(int status, const char *fmt, ...) PRINTF_LIKE(2, 3);
+
+/* realloc() that ends the program when memory is exhausted. */
+void *model_xrealloc(void *p, size_t n);
+
+/* The option getopt_long() just refused, for its message. */
+const char *model_bad_option(char **argv);
+
+/* The element of array whose "name" is name; NULL when none. */
+json_t *model_named(json_t *array, const char *name);
+
+/* The number v holds; NAN when it is not one. */
+double model_num(json_t *v);
+
+/* The time and energy of r, of its region named region when not NULL, and
+ * its nodes, cores per node, approach, I/O time (io_region: the region
+ * whose time is its I/O time, when the tags do not say) and nodes' power.
+ * Returns 0, or -1 after one error line naming the file; x is then to be
+ * released with model_sample_free() all the same. */
+int model_take_sample(const struct report *r, const char *file,
+                      const char *region, const char *io_region,
+                      struct sample *x);
+void model_sample_free(struct sample *x);
+
+/* The power of each node of r over its region region (or its run): name
+ * and watts, through fn.  Nodes without a figure are left out.  Returns
+ * 0, or -1 when the region does not list its nodes (more of them entered
+ * it than PMON_REGION_NODES). */
+int model_node_powers(const struct report *r, const char *region,
+                      void (*fn)(void *, const char *, double), void *arg);
+
+/* Prints the model m for people, with its source file name. */
+void model_print(FILE *out, const struct model *m, const char *name);
+
+/* "pmon-report model calibrate" (report-calibrate.c): argv[0] is
+ * "calibrate"; the exit status. */
+int model_calibrate(int argc, char **argv);
+extern const char *const model_calibrate_usage;
+
+#endif /* PMON_REPORT_MODEL_H */
