@@ -373,4 +373,24 @@ struct json_t *pmon__node_record(struct json_t *ranks,
  * REGIONS (the job's region records), and print the summary; rank 0. */
 int pmon__report(struct json_t *nodes, const struct pmon_rtab *regions);
 
+/* The node's record for the spool, as of NOW (ns): as the report's, less
+ * the I/O and the regions' spans.  Caller holds g->lock. */
+struct json_t *pmon__node_snapshot(uint64_t now);
+/* Adds the run's label and tags (PMON_LABEL, PMON_TAGS) to the object JOB. */
+void pmon__label_tags(struct json_t *job);
+/* The report's path, from PMON_OUTPUT and the job id. */
+void pmon__output_path(char *buf, size_t size);
+
+/* The spool (lib/spool.c).  _config reads its variables, in every rank;
+ * _start, on each node leader once the job id is known (collective over
+ * the leaders), writes the first spool and starts its thread; _stop ends
+ * the thread (and the SIGTERM handler) and may be called again; _done
+ * removes the node's file when the report was written, _rmdir the job's
+ * directory once every node's is gone. */
+int pmon__spool_config(void);
+void pmon__spool_start(void);
+void pmon__spool_stop(void);
+void pmon__spool_done(int report_written);
+void pmon__spool_rmdir(void);
+
 #endif /* PMON_CORE_H */

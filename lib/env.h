@@ -26,5 +26,8 @@
 #define PMON_ENV_SITE_FILE "PMON_SITE_FILE" /* the site file (pmon-site(5)) */
 #define PMON_ENV_LABEL "PMON_LABEL" /* the run's name in the report */
 #define PMON_ENV_TAGS "PMON_TAGS"   /* key=value,... in the report */
+#define PMON_ENV_SPOOL_INTERVAL "PMON_SPOOL_INTERVAL" /* s, 0: no spool */
+#define PMON_ENV_SPOOL_DIR "PMON_SPOOL_DIR" /* default: the report's */
+#define PMON_ENV_KEEP_SPOOL "PMON_KEEP_SPOOL" /* keep it after the report */
 
 #endif /* PMON_ENV_H */

@@ -398,8 +398,12 @@ static void hist_add(uint64_t t)
   double total;
   uint64_t covered;
 
-  if (hist_total(&total, &covered) == 0)
+  /* Under the lock: the spool thread reads the history (lib/spool.c). */
+  if (hist_total(&total, &covered) == 0) {
+    pthread_mutex_lock(&pmon__g.lock);
     pmon__hist_add(t, total, covered);
+    pthread_mutex_unlock(&pmon__g.lock);
+  }
 }
 
 /* Whether reading R of counter meter MS brings nothing new: no event,

@@ -162,6 +162,8 @@ static void teardown(void)
 {
   struct pmon_state *g = &pmon__g;
 
+  pmon__spool_stop();
+  pmon__spool_done(0);
   pmon__sampler_stop();
   if (g->leader)
     pmon__meters_close();
@@ -220,6 +222,8 @@ static int init_locked(int by_preload)
     cfg = pmon__regions_config();
   if (cfg == 0)
     cfg = label_config();
+  if (cfg == 0)
+    cfg = pmon__spool_config();
   if ((rc = pmon__node_setup()) != 0) {
     pmon__node_teardown();
     return rc;
@@ -269,6 +273,8 @@ static int init_locked(int by_preload)
                                 NULL) == MPI_SUCCESS)
       PMPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
   }
+  if (g->leader)
+    pmon__spool_start();
   g->by_preload = by_preload;
   atomic_store(&g->phase, PMON_PHASE_RUNNING);
   if (rc == 0)
@@ -320,7 +326,7 @@ static int regions_up(MPI_Comm comm, struct pmon_rtab *t)
 static int finalize_locked(void)
 {
   struct pmon_state *g = &pmon__g;
-  int phase = atomic_load(&g->phase), rc = 0;
+  int phase = atomic_load(&g->phase), rc = 0, wrote = -1;
   json_t *mine, *ranks = NULL, *nodes = NULL;
   struct pmon_rtab regions;
 
@@ -345,6 +351,7 @@ static int finalize_locked(void)
   pmon__regions_close_all(g->t_fin_ns);
   node_barrier();
   if (g->leader) {
+    pmon__spool_stop();
     pmon__sampler_stop();
     pmon__meters_sample_all(pmon__now_ns());
     pmon__meters_finish();
@@ -384,7 +391,19 @@ static int finalize_locked(void)
   }
   json_decref(ranks);
   if (g->rank == 0 && nodes != NULL)
-    rc = keep_first(rc, pmon__report(nodes, &regions));
+    rc = keep_first(rc, wrote = pmon__report(nodes, &regions));
+  /* The spool goes once the report is whole: rank 0 says so. */
+  if (g->leader) {
+    int ok = g->rank == 0 && nodes != NULL && wrote == 0;
+
+    if (g->mpi)
+      PMPI_Bcast(&ok, 1, MPI_INT, 0, g->leaders);
+    pmon__spool_done(ok);
+    if (g->mpi)
+      PMPI_Barrier(g->leaders);
+    if (ok && g->rank == 0)
+      pmon__spool_rmdir();
+  }
   pmon__rtab_free(&regions);
   json_decref(nodes);
   teardown();

@@ -79,22 +79,22 @@ static json_t *meters_json(void)
 /* Per meter, how much of the run it measured (core.h): the time its
  * energy covers, the gaps left out, and when it was lost if it ended the
  * run failing. */
-static double run_s(const struct pmon_mstate *ms)
+static double run_s(const struct pmon_mstate *ms, uint64_t t_end)
 {
   const struct pmon_state *g = &pmon__g;
-  uint64_t end = ms->prev_ns > g->t_fin_ns ? ms->prev_ns : g->t_fin_ns;
+  uint64_t end = ms->prev_ns > t_end ? ms->prev_ns : t_end;
 
   return (double)(end - g->t_init_ns) * 1e-9;
 }
 
-static json_t *coverage_json(void)
+static json_t *coverage_json(uint64_t t_end)
 {
   struct pmon_state *g = &pmon__g;
   json_t *arr = json_array(), *o;
 
   for (int i = 0; i < g->nmeters; i++) {
     const struct pmon_mstate *ms = &g->ms[i];
-    double covered = (double)ms->covered_ns * 1e-9, run = run_s(ms);
+    double covered = (double)ms->covered_ns * 1e-9, run = run_s(ms, t_end);
 
     json_array_append_new(
       arr, json_pack("{s:s, s:b, s:f, s:o, s:I, s:I, s:I, s:I, s:o}", "meter",
@@ -186,16 +186,25 @@ static void total_how(char *buf, size_t size)
              out, out == 1 ? "" : "s", out == 1 ? "it measures" : "they measure");
 }
 
-json_t *pmon__node_record(json_t *ranks, const struct pmon_rtab *regions)
+/*
+ * The node's record as of T_END: at finalize (the ranks' I/O records in
+ * RANKS, the node's regions in REGIONS), or for the spool while the job
+ * runs (RANKS and REGIONS NULL: no I/O, no region spans, and the figures
+ * up to the latest samples).  The spool's caller holds g->lock, so that
+ * the events and the history hold still; the meters' counts it reads
+ * (readings, measured time) may be a reading behind.
+ */
+static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
+                              uint64_t t_end)
 {
   struct pmon_state *g = &pmon__g;
   const struct pmon_shared *sh = g->sh;
   json_t *chans = json_object();
-  double energy = 0, wall = (double)(g->t_fin_ns - g->t_init_ns) * 1e-9;
+  double energy = 0, wall = (double)(t_end - g->t_init_ns) * 1e-9;
   double cover = -1;
   int has = g->total_meter >= 0, tm = g->total_meter, est = 0;
   unsigned long samples = 0;
-  uint64_t t_last = g->t_fin_ns;
+  uint64_t t_last = t_end;
   char covers[64], how[1024], from[PMON_METER_MAX * (PMON_SPEC_MAX + 3)] = "";
   json_t *io, *io_files, *rec;
 
@@ -206,7 +215,7 @@ json_t *pmon__node_record(json_t *ranks, const struct pmon_rtab *regions)
 
     samples += g->ms[i].nread;
     if (g->total_mask[i] != 0) {
-      double r = run_s(&g->ms[i]);
+      double r = run_s(&g->ms[i], t_end);
       double f = r > 0 ? (double)g->ms[i].covered_ns * 1e-9 / r : -1;
 
       est |= g->ms[i].estimated;
@@ -241,7 +250,12 @@ json_t *pmon__node_record(json_t *ranks, const struct pmon_rtab *regions)
   }
   pmon__covers_text(g->covers, covers, sizeof covers);
   total_how(how, sizeof how);
-  io = pmon__io_node(ranks, &io_files);
+  if (ranks != NULL) {
+    io = pmon__io_node(ranks, &io_files);
+  } else {
+    io = json_null();
+    io_files = NULL;
+  }
   rec = json_pack(
     "{s:s, s:i, s:i, s:o, s:f, s:o, s:b, s:o, s:o, s:o, s:o, s:I, s:o, s:o, "
     "s:o}",
@@ -258,12 +272,12 @@ json_t *pmon__node_record(json_t *ranks, const struct pmon_rtab *regions)
                         json_pack("[I, I]", (json_int_t)g->t_init_ns,
                                   (json_int_t)t_last));
   if (rec != NULL) {
-    json_object_set_new(rec, "coverage", coverage_json());
+    json_object_set_new(rec, "coverage", coverage_json(t_end));
     /* The timeline travels as text, a fifth of its size as JSON values,
      * and write_doc() writes it in place. */
     if (g->timeline > 0) {
-      const uint64_t(*ph)[3];
-      int nph = pmon__io_node_phases(&ph);
+      const uint64_t(*ph)[3] = NULL;
+      int nph = ranks != NULL ? pmon__io_node_phases(&ph) : 0;
       char *tl = pmon__timeline_text(g->timeline, regions, ph, nph);
 
       json_object_set_new(rec, "timeline",
@@ -279,6 +293,20 @@ json_t *pmon__node_record(json_t *ranks, const struct pmon_rtab *regions)
     json_object_set_new(rec, "io_files", io_files);
   else
     json_decref(io_files);
+  return rec;
+}
+
+json_t *pmon__node_record(json_t *ranks, const struct pmon_rtab *regions)
+{
+  return node_record_at(ranks, regions, pmon__g.t_fin_ns);
+}
+
+json_t *pmon__node_snapshot(uint64_t now)
+{
+  json_t *rec = node_record_at(NULL, NULL, now);
+
+  if (rec != NULL)
+    json_object_del(rec, "io");
   return rec;
 }
 
@@ -353,7 +381,7 @@ static json_t *job_covers(json_t *nodes)
 
 /* job.label and job.tags from PMON_LABEL and PMON_TAGS (checked at
  * init: key=value pairs separated by commas). */
-static void label_tags(json_t *job)
+void pmon__label_tags(json_t *job)
 {
   const char *t = pmon__g.tags;
   json_t *tags = json_object();
@@ -375,7 +403,7 @@ static void label_tags(json_t *job)
 
 /* The report path: PMON_OUTPUT, a file in it when it is a directory, or
  * pmon-<jobid>.json. */
-static void output_path(char *buf, size_t size)
+void pmon__output_path(char *buf, size_t size)
 {
   const char *o = getenv(PMON_ENV_OUTPUT);
   struct stat st;
@@ -890,7 +918,7 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
     return pmon__fail(PMON_ENOMEM, "report: cannot build the document");
   json_object_set_new(doc, "covers", job_covers(nodes));
   region_names(json_object_get(doc, "job"), regions);
-  label_tags(json_object_get(doc, "job"));
+  pmon__label_tags(json_object_get(doc, "job"));
   /* The regions go last, written from their records (write_doc()). */
   rd.doc = doc;
   rd.nodes = nodes;
@@ -899,7 +927,7 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
     rd.nregions = 0;
     pmon__say("report: out of memory: the report lacks its regions");
   }
-  output_path(path, sizeof path);
+  pmon__output_path(path, sizeof path);
   rc = write_atomically(&rd, path);
   if (rc != 0)
     pmon__say("%s", pmon_errmsg() + strlen("pmon: "));

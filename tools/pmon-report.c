@@ -256,6 +256,8 @@ int main(int argc, char **argv) {
     return report_compare(argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "model") == 0)
     return report_model(argc - 1, argv + 1);
+  if (argc > 1 && strcmp(argv[1], "rebuild") == 0)
+    return report_rebuild(argc - 1, argv + 1);
   status = parse_args(argc, argv, &opt);
   if (status >= 0)
     return status;

@@ -111,6 +111,7 @@ static const struct field top_fields[] = {
   FIELD(struct report, energy_j, K_NUM),
   FIELD(struct report, power_w, K_NUM),
   FIELD(struct report, estimated, K_BOOL),
+  FIELD(struct report, complete, K_BOOL),
   FIELD(struct report, covers, K_STR),
 };
 

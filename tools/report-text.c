@@ -567,10 +567,43 @@ static void print_slices(FILE *out, const struct report *r) {
 /* Prints the selected sections of r as text, a blank line between them.
  * The estimate note is printed even when the summary is not; ASKED holds
  * the sections that --section named. */
+/* For a report rebuilt from a spool (pmon-report rebuild): what it lacks,
+ * before anything else. */
+static void print_incomplete(FILE *out, const struct report *r) {
+  json_t *rb = json_object_get(r->root, "rebuilt");
+  json_t *miss = json_object_get(r->root, "nodes_missing"), *m;
+  const char *what = json_string_value(json_object_get(rb, "not_recovered"));
+  json_t *known = json_object_get(rb, "known_until_s");
+  size_t i, n = json_array_size(miss), named = 0;
+
+  fputs("INCOMPLETE: the job did not reach pmon_finalize: rebuilt from its "
+        "spool", out);
+  if (json_is_number(known))
+    fprintf(out, ", measured up to %.1f s", json_number_value(known));
+  fprintf(out, "\n%-12snot recovered: %s\n", "",
+          what ? what : "(not said)");
+  if (n == 0)
+    return;
+  fprintf(out, "%-12s%zu node%s missing, kept out of the sums:", "", n,
+          n == 1 ? "" : "s");
+  json_array_foreach(miss, i, m) {
+    const char *s = json_string_value(m);
+    if (s == NULL || named == 8)
+      continue;
+    fprintf(out, " %s", s);
+    named++;
+  }
+  fputs(named < n ? " ...\n" : "\n", out);
+}
+
 void report_text(FILE *out, const struct report *r, unsigned sections,
                  unsigned asked) {
   const char *gap = "";
 
+  if (r->complete == 0) {
+    print_incomplete(out, r);
+    gap = "\n";
+  }
   if (r->estimated > 0 && !(sections & SEC_SUMMARY)) {
     print_estimated(out, r);
     gap = "\n";

@@ -163,6 +163,7 @@ struct report {
   struct job job;
   double energy_j, power_w;
   int estimated;
+  int complete;       /* 0 for a report rebuilt from a spool, else -1 or 1 */
   const char *covers; /* What the energy covers: "node", "cpu+memory"... */
   struct meter *meters;
   struct channel *channels;
@@ -303,6 +304,15 @@ int report_compare(int argc, char **argv);
  * the exit status: 0 when done, 1 when a file could not be read or
  * written or an approach could not be predicted, 2 on a usage error. */
 int report_model(int argc, char **argv);
+
+/* ---- report-rebuild.c -------------------------------------------------- */
+
+/* Runs "pmon-report rebuild": argv[0] is "rebuild", its options and the
+ * spool directory follow.  Returns the exit status: 0 when every spool
+ * file was read and the report written, 1 when one was left out (the
+ * report is still written from the others) or none could be read or the
+ * report could not be written, 2 on a usage error. */
+int report_rebuild(int argc, char **argv);
 
 /* ---- report-html.c ----------------------------------------------------- */
 

@@ -1,0 +1,407 @@
+/*
+ * spool.c - what a node has measured so far, kept on disk while the job
+ * runs, so that a job killed before pmon_finalize() still has its energy
+ * ("pmon-report rebuild", pmon(7) "When the job is killed").
+ *
+ * Each node leader writes one file, DIR/pmon-spool-JOBID/NODE.spool: the
+ * node's record as the report would hold it (energy, channels, meters,
+ * coverage, events, timeline) up to its latest samples, and the job's
+ * identity.  It is written at init, every PMON_SPOOL_INTERVAL seconds
+ * (5 by default; 0 turns the spool off) and when SIGTERM comes, whole
+ * into a new file beside it that is then renamed over it: a reader sees
+ * the previous version or the next, never half of one.  After a report
+ * written whole, it is removed (PMON_KEEP_SPOOL=1 keeps it).
+ *
+ * The writing is done by a thread of the leader's own, which blocks every
+ * signal; it takes g->lock while it makes the record, so that the events
+ * and the history hold still (the total's poller adds to the history
+ * under it).  Regions and I/O are not in the spool: the report rebuilt
+ * from it says so.
+ *
+ * SIGTERM (the batch system's notice before SIGKILL): where the program
+ * left SIGTERM at its default action when pmon_init() ran, the leader
+ * catches it.  The handler does only what is async-signal-safe: it writes
+ * a byte to a pipe that wakes the spool thread, waits (poll(), at most
+ * 2 s) for the byte the thread writes back once the spool is written,
+ * puts the default action back and raises SIGTERM again, so that the
+ * process ends as it would have.  A program that installs its own handler
+ * later replaces this one, and pmon stays out of its way.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "pmon.h"
+#include "beside.h"
+#include "core.h"
+#include "env.h"
+
+#define SPOOL_VERSION 1
+#define SPOOL_DEFAULT_S 5.0
+#define SPOOL_MIN_S 0.1
+#define SPOOL_MAX_S 86400.0
+#define TERM_WAIT_MS 2000 /* the handler's longest wait for the spool */
+
+static struct {
+  double interval_s;      /* 0: no spool */
+  int keep;               /* PMON_KEEP_SPOOL */
+  char dir[PATH_MAX];     /* the job's spool directory */
+  char path[PATH_MAX];    /* this node's file */
+  json_t *job;            /* the job's identity, written in every file */
+  pthread_t thread;
+  int started;
+  int wake[2], ack[2];    /* pipes: to the thread, and back */
+  struct sigaction old_term;
+  int term_caught;        /* our handler is installed */
+} sp = {.wake = {-1, -1}, .ack = {-1, -1}};
+
+int pmon__spool_config(void)
+{
+  const char *v = getenv(PMON_ENV_SPOOL_INTERVAL), *k;
+  char *end;
+
+  sp.interval_s = SPOOL_DEFAULT_S;
+  if (v != NULL && *v != '\0') {
+    errno = 0;
+    sp.interval_s = strtod(v, &end);
+    if (errno != 0 || *end != '\0' || !(sp.interval_s == 0 ||
+        (sp.interval_s >= SPOOL_MIN_S && sp.interval_s <= SPOOL_MAX_S)))
+      return pmon__fail(PMON_ECONFIG, "%s=%s: not 0 (no spool) or a time "
+                        "from %g to %g seconds", PMON_ENV_SPOOL_INTERVAL, v,
+                        SPOOL_MIN_S, SPOOL_MAX_S);
+  }
+  k = getenv(PMON_ENV_KEEP_SPOOL);
+  sp.keep = k != NULL && *k != '\0' && strcmp(k, "0") != 0;
+  return 0;
+}
+
+static void fail(const char *fmt, ...) PMON_PRINTF(1, 2);
+
+/* The directory the spool goes under: PMON_SPOOL_DIR, else the report's. */
+static void spool_base(char *buf, size_t size)
+{
+  const char *d = getenv(PMON_ENV_SPOOL_DIR);
+  char out[PATH_MAX], *slash;
+
+  if (d != NULL && *d != '\0') {
+    snprintf(buf, size, "%s", d);
+    return;
+  }
+  pmon__output_path(out, sizeof out);
+  slash = strrchr(out, '/');
+  if (slash == NULL)
+    snprintf(buf, size, ".");
+  else if (slash == out)
+    snprintf(buf, size, "/");
+  else {
+    *slash = '\0';
+    snprintf(buf, size, "%s", out);
+  }
+}
+
+/* Makes sp.dir, or finds it made by another node: a directory of ours,
+ * not a link (someone else's would let them choose where we write). */
+static int make_dir(void)
+{
+  struct stat st;
+
+  if (mkdir(sp.dir, 0755) != 0 && errno != EEXIST)
+    fail("%s: cannot create: %s", sp.dir, strerror(errno));
+  else if (lstat(sp.dir, &st) != 0)
+    fail("%s: %s", sp.dir, strerror(errno));
+  else if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+    fail("%s: not a directory of this user's (a link, or someone else's)",
+         sp.dir);
+  else
+    return 0;
+  return -1;
+}
+
+/* A name fit for a file: the node's, with '/' and control characters as
+ * '_' and a leading '.' too. */
+static void file_name(const char *node, char *buf, size_t size)
+{
+  snprintf(buf, size, "%.255s", *node ? node : "node");
+  for (char *p = buf; *p; p++)
+    if (*p == '/' || (unsigned char)*p < 0x20 || (p == buf && *p == '.'))
+      *p = '_';
+}
+
+/* Writes the spool file whole as of now; 0, or -1 (the previous version
+ * stays).  On the spool thread, or at init before it starts. */
+static int write_spool(void)
+{
+  struct pmon_state *g = &pmon__g;
+  uint64_t now = pmon__now_ns();
+  json_t *doc, *rec;
+  char tmp[PATH_MAX + 16], *text;
+  size_t len, off = 0;
+  int fd, ok;
+
+  pthread_mutex_lock(&g->lock);
+  rec = pmon__node_snapshot(now);
+  pthread_mutex_unlock(&g->lock);
+  if (rec == NULL)
+    return -1;
+  doc = json_pack("{s:i, s:O, s:f, s:o}", "pmon_spool", SPOOL_VERSION, "job",
+                  sp.job, "written_s",
+                  ((double)now - (double)g->t_init_ns) * 1e-9, "node", rec);
+  if (doc == NULL)
+    return -1;
+  {
+    json_t *mono = json_object_get(rec, "monotonic_ns");
+    double last = (double)json_integer_value(json_array_get(mono, 1));
+
+    json_object_set_new(doc, "known_until_s",
+                        json_real((last - (double)g->t_init_ns) * 1e-9));
+  }
+  text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER |
+                           JSON_REAL_PRECISION(15));
+  json_decref(doc);
+  if (text == NULL)
+    return -1;
+  len = strlen(text);
+  if ((fd = pmon__create_beside(sp.path, tmp, sizeof tmp)) < 0) {
+    free(text);
+    return -1;
+  }
+  while (off < len) {
+    ssize_t n = write(fd, text + off, len - off);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    off += (size_t)n;
+  }
+  free(text);
+  ok = off == len && write(fd, "\n", 1) == 1;
+  ok = close(fd) == 0 && ok;
+  if (!ok || rename(tmp, sp.path) != 0) {
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+static void on_term(int sig)
+{
+  int saved = errno;
+  char c = 't';
+
+  if (write(sp.wake[1], &c, 1) == 1) {
+    struct pollfd p = {sp.ack[0], POLLIN, 0};
+
+    if (poll(&p, 1, TERM_WAIT_MS) > 0 && read(sp.ack[0], &c, 1) < 0)
+      c = 0;
+  }
+  sigaction(SIGTERM, &sp.old_term, NULL);
+  raise(sig); /* delivered when this handler returns: the default action */
+  errno = saved;
+}
+
+/* The spool thread: writes at each interval, and at once when woken with
+ * 't' (then answers on the ack pipe); ends on 'q'. */
+static void *spool_main(void *arg)
+{
+  uint64_t period = (uint64_t)(sp.interval_s * 1e9);
+  uint64_t due = pmon__now_ns() + period;
+
+  (void)arg;
+  for (;;) {
+    uint64_t now = pmon__now_ns();
+    struct pollfd p = {sp.wake[0], POLLIN, 0};
+    int ms = due > now ? (int)((due - now + 999999) / 1000000) : 0, r;
+    char c = 0;
+
+    r = poll(&p, 1, ms);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r > 0 && read(sp.wake[0], &c, 1) == 1) {
+      if (c == 'q')
+        break;
+      write_spool();
+      if (c == 't' && write(sp.ack[1], &c, 1) < 0)
+        c = 0;
+      continue;
+    }
+    if (pmon__now_ns() >= due) {
+      write_spool();
+      due += period;
+      if (due <= pmon__now_ns())
+        due = pmon__now_ns() + period;
+    }
+  }
+  return NULL;
+}
+
+/* The names of every node, on rank 0's leader, for the rebuilt report to
+ * say which are missing; NULL elsewhere or when they cannot be had. */
+static json_t *node_names(void)
+{
+  struct pmon_state *g = &pmon__g;
+  char (*all)[sizeof g->node_name] = NULL;
+  json_t *names = NULL;
+  int n = 1, me = 0;
+
+  if (!g->mpi)
+    return json_pack("[s]", g->node_name);
+  PMPI_Comm_size(g->leaders, &n);
+  PMPI_Comm_rank(g->leaders, &me);
+  if (me == 0 && (all = calloc((size_t)n, sizeof *all)) == NULL)
+    n = 0; /* rank 0 still takes part, into a buffer of its own */
+  if (PMPI_Gather(g->node_name, (int)sizeof g->node_name, MPI_CHAR,
+                  all != NULL ? (void *)all : (void *)g->node_name,
+                  (int)sizeof g->node_name, MPI_CHAR, 0,
+                  g->leaders) == MPI_SUCCESS &&
+      all != NULL) {
+    names = json_array();
+    for (int i = 0; i < n; i++) {
+      all[i][sizeof all[i] - 1] = '\0';
+      json_array_append_new(names, json_string(all[i]));
+    }
+  }
+  free(all);
+  return names;
+}
+
+/* The spool cannot be kept: a "spool_error" event in the node's record
+ * says why, and the job goes on without it. */
+static void fail(const char *fmt, ...)
+{
+  char why[200];
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  pmon__event(pmon__now_ns(), -1, "spool_error", "%s: the job goes on "
+              "without a spool", why);
+  pmon__spool_stop();
+  json_decref(sp.job);
+  sp.job = NULL;
+}
+
+void pmon__spool_start(void)
+{
+  struct pmon_state *g = &pmon__g;
+  char base[PATH_MAX], name[300], start[32];
+  json_t *names;
+  struct tm tm;
+  sigset_t all, old;
+  int node = 0;
+
+  if (sp.interval_s <= 0 || !g->leader)
+    return;
+  /* Collective over the leaders, whether or not the spool can be made. */
+  names = node_names();
+  if (g->mpi)
+    PMPI_Comm_rank(g->leaders, &node);
+  spool_base(base, sizeof base);
+  file_name(g->node_name, name, sizeof name);
+  if ((size_t)snprintf(sp.dir, sizeof sp.dir, "%s/pmon-spool-%s", base,
+                       g->jobid) >= sizeof sp.dir ||
+      (size_t)snprintf(sp.path, sizeof sp.path, "%s/%s.spool", sp.dir,
+                       name) >= sizeof sp.path) {
+    json_decref(names);
+    return fail("%s: path too long", base);
+  }
+  if (make_dir() != 0) {
+    json_decref(names);
+    return;
+  }
+  gmtime_r(&g->wall_start.tv_sec, &tm);
+  strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  sp.job = json_pack("{s:s, s:s, s:i, s:i, s:s, s:b, s:i, s:f}", "id",
+                     g->jobid, "id_source", g->jobid_source, "ranks", g->size,
+                     "nodes", g->nnodes, "start", start, "mpi", g->mpi,
+                     "node_index", node, "interval_s", sp.interval_s);
+  if (sp.job == NULL) {
+    json_decref(names);
+    return fail("out of memory");
+  }
+  pmon__label_tags(sp.job);
+  if (names != NULL)
+    json_object_set_new(sp.job, "node_names", names);
+  if (write_spool() != 0)
+    return fail("cannot write %s: %s", sp.path, strerror(errno));
+  if (pipe(sp.wake) != 0 || pipe(sp.ack) != 0)
+    return fail("pipe: %s", strerror(errno));
+  for (int i = 0; i < 2; i++) {
+    fcntl(sp.wake[i], F_SETFD, FD_CLOEXEC);
+    fcntl(sp.ack[i], F_SETFD, FD_CLOEXEC);
+  }
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  sp.started = pthread_create(&sp.thread, NULL, spool_main, NULL) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (!sp.started)
+    return fail("cannot start its thread");
+  /* SIGTERM, where nobody has claimed it. */
+  if (sigaction(SIGTERM, NULL, &sp.old_term) == 0 &&
+      !(sp.old_term.sa_flags & SA_SIGINFO) &&
+      sp.old_term.sa_handler == SIG_DFL) {
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sp.term_caught = sigaction(SIGTERM, &sa, NULL) == 0;
+  }
+}
+
+void pmon__spool_stop(void)
+{
+  char c = 'q';
+
+  if (sp.term_caught) {
+    struct sigaction now;
+
+    /* Ours, unless the program has put its own since. */
+    if (sigaction(SIGTERM, NULL, &now) == 0 && now.sa_handler == on_term)
+      sigaction(SIGTERM, &sp.old_term, NULL);
+    sp.term_caught = 0;
+  }
+  if (sp.started) {
+    if (write(sp.wake[1], &c, 1) == 1)
+      pthread_join(sp.thread, NULL);
+    sp.started = 0;
+  }
+  for (int i = 0; i < 2; i++) {
+    if (sp.wake[i] >= 0)
+      close(sp.wake[i]);
+    if (sp.ack[i] >= 0)
+      close(sp.ack[i]);
+    sp.wake[i] = sp.ack[i] = -1;
+  }
+}
+
+void pmon__spool_done(int report_written)
+{
+  if (sp.job == NULL)
+    return;
+  if (report_written && !sp.keep)
+    unlink(sp.path);
+  json_decref(sp.job);
+  sp.job = NULL;
+}
+
+void pmon__spool_rmdir(void)
+{
+  if (sp.dir[0] != '\0' && !sp.keep)
+    rmdir(sp.dir); /* fails, harmlessly, while any node's file remains */
+}
