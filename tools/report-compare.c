@@ -199,17 +199,7 @@ static FILE *mem_open(char **buf, size_t *len) {
 }
 
 /* Prints "pmon-report: compare: MSG" as one line; returns status. */
-PRINTF_LIKE(2, 3)
-static int complain(int status, const char *fmt, ...) {
-  va_list ap;
-  fflush(stdout);
-  fputs(CMD ": ", stderr);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  putc('\n', stderr);
-  return status;
-}
+#define complain(status, ...) report_say(status, CMD, __VA_ARGS__)
 
 /* Formats v with 15 significant digits, as the CSV tables of a report
  * (report-text.c): a figure copied from a report prints as it was

@@ -37,6 +37,17 @@ void *report_xcalloc(size_t n, size_t sz) {
   return p;
 }
 
+int report_say(int status, const char *who, const char *fmt, ...) {
+  va_list ap;
+  fflush(stdout);
+  fprintf(stderr, "%s: ", who);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  putc('\n', stderr);
+  return status;
+}
+
 void report_file_error(const char *name, const char *msg) {
   fflush(stdout);
   fprintf(stderr, PROG ": %s: %s\n", name, msg);

@@ -72,18 +72,6 @@ struct prediction {
 
 /* ---- Small pieces ------------------------------------------------------ */
 
-/* Prints "pmon-report: model: MSG" as one line; returns status. */
-PRINTF_LIKE(2, 3)
-int model_complain(int status, const char *fmt, ...) {
-  va_list ap;
-  fflush(stdout);
-  fputs(CMD ": ", stderr);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  putc('\n', stderr);
-  return status;
-}
 
 void *model_xrealloc(void *p, size_t n) {
   if ((p = realloc(p, n ? n : 1)) == NULL) {

@@ -74,7 +74,8 @@ struct nodew {
 };
 
 /* Prints "pmon-report: model: MSG" as one line; returns status. */
-int model_complain(int status, const char *fmt, ...) PRINTF_LIKE(2, 3);
+#define model_complain(status, ...)                                          \
+  report_say(status, PROG ": model", __VA_ARGS__)
 
 /* realloc() that ends the program when memory is exhausted. */
 void *model_xrealloc(void *p, size_t n);

@@ -41,17 +41,7 @@
 #define SPOOL_VERSION 1
 
 /* Prints "pmon-report: rebuild: MSG" as one line; returns status. */
-PRINTF_LIKE(2, 3)
-static int complain(int status, const char *fmt, ...) {
-  va_list ap;
-  fflush(stdout);
-  fputs(CMD ": ", stderr);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  putc('\n', stderr);
-  return status;
-}
+#define complain(status, ...) report_say(status, CMD, __VA_ARGS__)
 
 /* A spool file read: its document, and its node's place in the job. */
 struct spool {

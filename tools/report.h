@@ -183,6 +183,12 @@ struct report {
  * program when memory is exhausted. */
 void *report_xcalloc(size_t n, size_t sz);
 
+/* Prints "WHO: MSG" as one line on stderr, after whatever stdout holds
+ * (WHO is "pmon-report: compare" and the like); returns status, for
+ * "return report_say(1, ...)". */
+int report_say(int status, const char *who, const char *fmt, ...)
+  PRINTF_LIKE(3, 4);
+
 /* Prints "pmon-report: NAME: MSG" on stderr, after whatever stdout holds so
  * that the two streams stay in order on one terminal. */
 void report_file_error(const char *name, const char *msg);
