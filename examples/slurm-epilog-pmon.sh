@@ -33,10 +33,18 @@ user=${SLURM_JOB_USER:-}
 case $job in *[!0-9_]*) exit 0 ;; esac # array jobs are 123_4
 spool=$dir/pmon-spool-$job
 [ -d "$spool" ] && [ ! -L "$spool" ] || exit 0
+# The job's user's own: anyone may create a directory in a mode 1777 one.
+owner=$(stat -c %U -- "$spool" 2>/dev/null)
+if [ "$owner" != "$user" ]; then
+  logger -t pmon "job $job: $spool belongs to '$owner', not $user: left alone"
+  exit 0
+fi
 
 out=$dir/pmon-$job.rebuilt.json
+[ -e "$out" ] && exit 0 # rebuilt already (an epilog may run twice)
 if command -v runuser >/dev/null 2>&1; then
-  runuser -u "$user" -- "$report" rebuild -o "$out" "$spool" \
+  # A stuck file system must not hold the job: a minute at most.
+  timeout 60 runuser -u "$user" -- "$report" rebuild -o "$out" "$spool" \
     >/dev/null 2>&1 || logger -t pmon "job $job: rebuild from $spool failed"
 else
   logger -t pmon "job $job: runuser not found: $spool not rebuilt"

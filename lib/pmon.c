@@ -401,8 +401,8 @@ static int finalize_locked(void)
     pmon__spool_done(ok);
     if (g->mpi)
       PMPI_Barrier(g->leaders);
-    if (ok && g->rank == 0)
-      pmon__spool_rmdir();
+    if (ok)
+      pmon__spool_rmdir(); /* each node's, where the directory is local */
   }
   pmon__rtab_free(&regions);
   json_decref(nodes);
@@ -428,6 +428,10 @@ int pmon__finalize_discard(void)
   pthread_mutex_lock(&life);
   if (atomic_load(&g->phase) == PMON_PHASE_RUNNING) {
     atomic_store(&g->phase, PMON_PHASE_FINALIZED);
+    /* Nothing of this measurement is wanted: its spool neither. */
+    pmon__spool_stop();
+    pmon__spool_done(1);
+    pmon__spool_rmdir();
     teardown();
   }
   pthread_mutex_unlock(&life);

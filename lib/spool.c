@@ -61,11 +61,15 @@ static struct {
   char dir[PATH_MAX];     /* the job's spool directory */
   char path[PATH_MAX];    /* this node's file */
   json_t *job;            /* the job's identity, written in every file */
+  int written;            /* sp.path exists, of this job */
   pthread_t thread;
   int started;
-  int wake[2], ack[2];    /* pipes: to the thread, and back */
+  /* Pipes to the thread and back.  The handler reads these: an end is
+   * set to -1 before it is closed. */
+  volatile sig_atomic_t wake[2], ack[2];
   struct sigaction old_term;
   int term_caught;        /* our handler is installed */
+  pid_t pid;              /* the process that installed it */
 } sp = {.wake = {-1, -1}, .ack = {-1, -1}};
 
 int pmon__spool_config(void)
@@ -189,23 +193,27 @@ static int write_spool(void)
   }
   free(text);
   ok = off == len && write(fd, "\n", 1) == 1;
+  ok = fdatasync(fd) == 0 && ok; /* whole on disk before it replaces */
   ok = close(fd) == 0 && ok;
   if (!ok || rename(tmp, sp.path) != 0) {
     unlink(tmp);
     return -1;
   }
+  sp.written = 1;
   return 0;
 }
 
 static void on_term(int sig)
 {
-  int saved = errno;
+  int saved = errno, wake = sp.wake[1], ack = sp.ack[0];
   char c = 't';
 
-  if (write(sp.wake[1], &c, 1) == 1) {
-    struct pollfd p = {sp.ack[0], POLLIN, 0};
+  /* A child forked since has no spool thread: it ends at once. */
+  if (getpid() == sp.pid && wake >= 0 && ack >= 0 &&
+      write(wake, &c, 1) == 1) {
+    struct pollfd p = {ack, POLLIN, 0};
 
-    if (poll(&p, 1, TERM_WAIT_MS) > 0 && read(sp.ack[0], &c, 1) < 0)
+    if (poll(&p, 1, TERM_WAIT_MS) > 0 && read(ack, &c, 1) < 0)
       c = 0;
   }
   sigaction(SIGTERM, &sp.old_term, NULL);
@@ -249,33 +257,21 @@ static void *spool_main(void *arg)
 }
 
 /* The names of every node, on rank 0's leader, for the rebuilt report to
- * say which are missing; NULL elsewhere or when they cannot be had. */
+ * say which are missing; NULL elsewhere or when they cannot be had.
+ * Collective over the leaders. */
 static json_t *node_names(void)
 {
   struct pmon_state *g = &pmon__g;
-  char (*all)[sizeof g->node_name] = NULL;
-  json_t *names = NULL;
-  int n = 1, me = 0;
+  json_t *mine = json_pack("[s]", g->node_name), *all = NULL;
 
-  if (!g->mpi)
-    return json_pack("[s]", g->node_name);
-  PMPI_Comm_size(g->leaders, &n);
-  PMPI_Comm_rank(g->leaders, &me);
-  if (me == 0 && (all = calloc((size_t)n, sizeof *all)) == NULL)
-    n = 0; /* rank 0 still takes part, into a buffer of its own */
-  if (PMPI_Gather(g->node_name, (int)sizeof g->node_name, MPI_CHAR,
-                  all != NULL ? (void *)all : (void *)g->node_name,
-                  (int)sizeof g->node_name, MPI_CHAR, 0,
-                  g->leaders) == MPI_SUCCESS &&
-      all != NULL) {
-    names = json_array();
-    for (int i = 0; i < n; i++) {
-      all[i][sizeof all[i] - 1] = '\0';
-      json_array_append_new(names, json_string(all[i]));
-    }
+  if (mine == NULL)
+    mine = json_array(); /* still takes part; the list is then short */
+  if (pmon__tree_gather(g->mpi ? g->leaders : MPI_COMM_NULL, mine, &all) != 0 ||
+      (all != NULL && json_array_size(all) != (size_t)g->nnodes)) {
+    json_decref(all);
+    return NULL;
   }
-  free(all);
-  return names;
+  return all;
 }
 
 /* The spool cannot be kept: a "spool_error" event in the node's record
@@ -291,6 +287,9 @@ static void fail(const char *fmt, ...)
   pmon__event(pmon__now_ns(), -1, "spool_error", "%s: the job goes on "
               "without a spool", why);
   pmon__spool_stop();
+  if (sp.written)
+    unlink(sp.path); /* a spool that stops being written would mislead */
+  sp.written = 0;
   json_decref(sp.job);
   sp.job = NULL;
 }
@@ -304,10 +303,15 @@ void pmon__spool_start(void)
   sigset_t all, old;
   int node = 0;
 
-  if (sp.interval_s <= 0 || !g->leader)
+  if (!g->leader)
     return;
-  /* Collective over the leaders, whether or not the spool can be made. */
+  /* Collective over the leaders, whether or not this node keeps a spool
+   * (PMON_SPOOL_INTERVAL may differ between nodes). */
   names = node_names();
+  if (sp.interval_s <= 0) {
+    json_decref(names);
+    return;
+  }
   if (g->mpi)
     PMPI_Comm_rank(g->leaders, &node);
   spool_base(base, sizeof base);
@@ -338,11 +342,26 @@ void pmon__spool_start(void)
     json_object_set_new(sp.job, "node_names", names);
   if (write_spool() != 0)
     return fail("cannot write %s: %s", sp.path, strerror(errno));
-  if (pipe(sp.wake) != 0 || pipe(sp.ack) != 0)
-    return fail("pipe: %s", strerror(errno));
-  for (int i = 0; i < 2; i++) {
-    fcntl(sp.wake[i], F_SETFD, FD_CLOEXEC);
-    fcntl(sp.ack[i], F_SETFD, FD_CLOEXEC);
+  {
+    int w[2] = {-1, -1}, a[2] = {-1, -1};
+
+    if (pipe(w) != 0 || pipe(a) != 0) {
+      int e = errno;
+
+      for (int i = 0; i < 2; i++) {
+        if (w[i] >= 0)
+          close(w[i]);
+        if (a[i] >= 0)
+          close(a[i]);
+      }
+      return fail("pipe: %s", strerror(e));
+    }
+    for (int i = 0; i < 2; i++) {
+      fcntl(w[i], F_SETFD, FD_CLOEXEC);
+      fcntl(a[i], F_SETFD, FD_CLOEXEC);
+      sp.wake[i] = w[i];
+      sp.ack[i] = a[i];
+    }
   }
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -360,6 +379,7 @@ void pmon__spool_start(void)
     sa.sa_handler = on_term;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
+    sp.pid = getpid();
     sp.term_caught = sigaction(SIGTERM, &sa, NULL) == 0;
   }
 }
@@ -367,6 +387,7 @@ void pmon__spool_start(void)
 void pmon__spool_stop(void)
 {
   char c = 'q';
+  int joined = !sp.started;
 
   if (sp.term_caught) {
     struct sigaction now;
@@ -377,16 +398,22 @@ void pmon__spool_stop(void)
     sp.term_caught = 0;
   }
   if (sp.started) {
-    if (write(sp.wake[1], &c, 1) == 1)
-      pthread_join(sp.thread, NULL);
+    ssize_t n;
+
+    while ((n = write(sp.wake[1], &c, 1)) < 0 && errno == EINTR)
+      ;
+    joined = n == 1 && pthread_join(sp.thread, NULL) == 0;
     sp.started = 0;
   }
-  for (int i = 0; i < 2; i++) {
-    if (sp.wake[i] >= 0)
-      close(sp.wake[i]);
-    if (sp.ack[i] >= 0)
-      close(sp.ack[i]);
+  /* A thread that could not be told to end keeps its pipes. */
+  for (int i = 0; i < 2 && joined; i++) {
+    int w = sp.wake[i], a = sp.ack[i];
+
     sp.wake[i] = sp.ack[i] = -1;
+    if (w >= 0)
+      close(w);
+    if (a >= 0)
+      close(a);
   }
 }
 
@@ -394,8 +421,9 @@ void pmon__spool_done(int report_written)
 {
   if (sp.job == NULL)
     return;
-  if (report_written && !sp.keep)
+  if (report_written && !sp.keep && sp.written)
     unlink(sp.path);
+  sp.written = 0;
   json_decref(sp.job);
   sp.job = NULL;
 }

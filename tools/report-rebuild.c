@@ -25,13 +25,16 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -39,6 +42,8 @@
 
 #define CMD PROG ": rebuild"
 #define SPOOL_VERSION 1
+#define SPOOL_MAX_BYTES (256L << 20) /* larger is not a spool of ours */
+#define SPOOL_MAX_S 1e9              /* seconds: over 30 years is damage */
 
 /* Prints "pmon-report: rebuild: MSG" as one line; returns status. */
 #define complain(status, ...) report_say(status, CMD, __VA_ARGS__)
@@ -55,19 +60,46 @@ static const char *spool_id(const struct spool *s) {
                                            "id"));
 }
 
+/* The node name of the spool s. */
+static json_t *node_name(const struct spool *s) {
+  return json_object_get(json_object_get(s->doc, "node"), "name");
+}
+
 static int by_index(const void *a, const void *b) {
   long long x = ((const struct spool *)a)->index;
   long long y = ((const struct spool *)b)->index;
   return (x > y) - (x < y);
 }
 
-/* Reads and checks the spool at path into *s.  Returns 0, or -1 after one
- * line naming the file. */
-static int read_spool(const char *path, struct spool *s) {
-  json_error_t err;
-  json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &err), *v;
-  json_t *node, *job;
+/* v is a number from 0 to SPOOL_MAX_S. */
+static int is_span(json_t *v)
+{
+  return json_is_number(v) && json_number_value(v) >= 0 &&
+         json_number_value(v) <= SPOOL_MAX_S;
+}
 
+/* Reads and checks the spool at path into *s: a regular file (a link, a
+ * FIFO or a device is not followed), of a size a spool can have, whose
+ * job and node hold what the report is made of.  Returns 0, or -1 after
+ * one line naming the file. */
+static int read_spool(const char *path, struct spool *s)
+{
+  json_error_t err;
+  json_t *doc, *v, *node, *job;
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+  if (fd < 0)
+    return complain(-1, "%s: cannot open: %s: left out", path,
+                    strerror(errno));
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_size > SPOOL_MAX_BYTES) {
+    close(fd);
+    return complain(-1, "%s: not a regular file of at most %ld MiB: left "
+                    "out", path, SPOOL_MAX_BYTES >> 20);
+  }
+  doc = json_loadfd(fd, JSON_REJECT_DUPLICATES, &err);
+  close(fd);
   if (doc == NULL) {
     for (char *p = err.text; *p; p++) /* it may quote the bad byte */
       if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -81,10 +113,18 @@ static int read_spool(const char *path, struct spool *s) {
   if (!json_is_integer(v) || json_integer_value(v) != SPOOL_VERSION ||
       !json_is_object(job) || !json_is_object(node) ||
       !json_is_string(json_object_get(job, "id")) ||
-      !json_is_string(json_object_get(node, "name")) ||
+      !json_is_string(json_object_get(job, "id_source")) ||
+      !json_is_string(json_object_get(job, "start")) ||
+      !json_is_boolean(json_object_get(job, "mpi")) ||
+      !json_is_integer(json_object_get(job, "ranks")) ||
+      json_integer_value(json_object_get(job, "ranks")) < 1 ||
+      !json_is_integer(json_object_get(job, "nodes")) ||
+      json_integer_value(json_object_get(job, "nodes")) < 1 ||
       !json_is_integer(json_object_get(job, "node_index")) ||
-      !json_is_number(json_object_get(node, "wall_s")) ||
-      !json_is_number(json_object_get(doc, "known_until_s"))) {
+      json_integer_value(json_object_get(job, "node_index")) < 0 ||
+      !json_is_string(json_object_get(node, "name")) ||
+      !is_span(json_object_get(node, "wall_s")) ||
+      !is_span(json_object_get(doc, "known_until_s"))) {
     json_decref(doc);
     return complain(-1, "%s: not a pmon spool of version %d (pmon_spool, "
                     "job, node, known_until_s): left out", path,
@@ -119,7 +159,7 @@ static const char *later(char buf[32], const char *start, double s) {
   time_t t;
   memset(&tm, 0, sizeof tm);
   buf[0] = '\0';
-  if (start == NULL || !isfinite(s) ||
+  if (start == NULL || !(s >= 0 && s <= SPOOL_MAX_S) ||
       sscanf(start, "%4d-%2d-%2dT%2d:%2d:%2dZ", &tm.tm_year, &tm.tm_mon,
              &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6)
     return buf;
@@ -331,23 +371,36 @@ int report_rebuild(int argc, char **argv) {
     }
     id = spool_id(&v[best]);
     for (size_t i = 0; i < n; i++) {
-      if (strcmp(spool_id(&v[i]), id) == 0) {
-        v[kept++] = v[i];
-        continue;
+      const char *file = json_string_value(json_object_get(v[i].doc, "file"));
+      size_t j;
+
+      if (strcmp(spool_id(&v[i]), id) != 0) {
+        complain(0, "%s: of job %s, not %s: left out", file,
+                 spool_id(&v[i]), id);
+      } else {
+        /* One spool per node: a copy is not a second node. */
+        for (j = 0; j < kept; j++)
+          if (json_equal(node_name(&v[j]), node_name(&v[i])))
+            break;
+        if (j == kept) {
+          v[kept++] = v[i];
+          continue;
+        }
+        complain(0, "%s: node %s again (%s): left out", file,
+                 json_string_value(node_name(&v[i])),
+                 json_string_value(json_object_get(v[j].doc, "file")));
       }
-      complain(0, "%s: of job %s, not %s: left out",
-               json_string_value(json_object_get(v[i].doc, "file")),
-               spool_id(&v[i]), id);
       json_decref(v[i].doc);
       bad++;
     }
     n = kept;
   }
   if (out == NULL) {
-    snprintf(def, sizeof def, "pmon-%s.json",
-             json_string_value(json_object_get(json_object_get(v[0].doc,
-                                                               "job"),
-                                               "id")));
+    /* The id as a file name: no directory, no control character. */
+    snprintf(def, sizeof def, "pmon-%.200s.rebuilt.json", spool_id(&v[0]));
+    for (char *p = def; *p; p++)
+      if (*p == '/' || (unsigned char)*p < 0x20 || *p == 0x7f)
+        *p = '_';
     out = def;
   }
   doc = assemble(v, n, dir);
