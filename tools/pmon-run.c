@@ -295,8 +295,28 @@ int main(int argc, char **argv)
   if (set("PMON_RUN_FD", fdbuf) != 0)
     return 2;
 
-  /* Whole-process measurement; pmon prints its own line if it fails. */
-  measuring = pmon_init() == 0;
+  /* Whole-process measurement; pmon prints its own line if it fails.
+   * Under an MPI launcher it is provisional (each rank's pmon-run runs
+   * one, given up when the program turns out to be MPI), so it keeps no
+   * spool: the program's node leader writes the node's, at the same
+   * path, and N pmon-runs of a node would all write it too. */
+  {
+    const char *iv = getenv("PMON_SPOOL_INTERVAL");
+    char *saved = iv != NULL ? strdup(iv) : NULL, how[128];
+    long rank;
+    int launched = mpi_launcher(how, sizeof how, &rank) != NULL;
+
+    if (launched && setenv("PMON_SPOOL_INTERVAL", "0", 1) != 0)
+      launched = 0;
+    measuring = pmon_init() == 0;
+    if (launched) { /* the command gets the user's setting */
+      if (saved != NULL)
+        setenv("PMON_SPOOL_INTERVAL", saved, 1);
+      else
+        unsetenv("PMON_SPOOL_INTERVAL");
+    }
+    free(saved);
+  }
   pid = fork();
   if (pid < 0) {
     fprintf(stderr, "pmon-run: fork: %s\n", strerror(errno));
