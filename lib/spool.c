@@ -145,8 +145,12 @@ static void file_name(const char *node, char *buf, size_t size)
 }
 
 /* Writes the spool file whole as of now; 0, or -1 (the previous version
- * stays).  On the spool thread, or at init before it starts. */
-static int write_spool(void)
+ * stays).  With SYNC, its data reach the disk before it replaces the
+ * previous one (a node that crashes keeps one or the other); the writing
+ * for SIGTERM goes without, as fast as it can: the process is about to
+ * end, not the node, and the launcher may kill it at any moment.  On the
+ * spool thread, or at init before it starts. */
+static int write_spool(int sync)
 {
   struct pmon_state *g = &pmon__g;
   uint64_t now = pmon__now_ns();
@@ -193,7 +197,8 @@ static int write_spool(void)
   }
   free(text);
   ok = off == len && write(fd, "\n", 1) == 1;
-  ok = fdatasync(fd) == 0 && ok; /* whole on disk before it replaces */
+  if (sync)
+    ok = fdatasync(fd) == 0 && ok;
   ok = close(fd) == 0 && ok;
   if (!ok || rename(tmp, sp.path) != 0) {
     unlink(tmp);
@@ -241,13 +246,13 @@ static void *spool_main(void *arg)
     if (r > 0 && read(sp.wake[0], &c, 1) == 1) {
       if (c == 'q')
         break;
-      write_spool();
+      write_spool(c != 't');
       if (c == 't' && write(sp.ack[1], &c, 1) < 0)
         c = 0;
       continue;
     }
     if (pmon__now_ns() >= due) {
-      write_spool();
+      write_spool(1);
       due += period;
       if (due <= pmon__now_ns())
         due = pmon__now_ns() + period;
@@ -340,7 +345,7 @@ void pmon__spool_start(void)
   pmon__label_tags(sp.job);
   if (names != NULL)
     json_object_set_new(sp.job, "node_names", names);
-  if (write_spool() != 0)
+  if (write_spool(1) != 0)
     return fail("cannot write %s: %s", sp.path, strerror(errno));
   {
     int w[2] = {-1, -1}, a[2] = {-1, -1};
