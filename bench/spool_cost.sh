@@ -14,7 +14,9 @@
 #    fdatasync(2)ed and renamed, so a disk costs more than a tmpfs.
 # 2. The region pair: bench/region_cost with PMON_SPOOL_INTERVAL=0 (the
 #    baseline) and 0.1 (the busiest spool: its thread takes the lock the
-#    sampler takes, never the one the region calls take), alternately RUNS
+#    sampler takes, never one the region calls wait for; the region calls
+#    compare the time with their next publication, and publish their
+#    regions to the rank's slot ten times a second), alternately RUNS
 #    times each (default 5); the medians, their difference and ratio.
 : "${srcdir:=.}"
 top_builddir=${top_builddir:-.}

@@ -40,6 +40,7 @@
                                     time says so in the summary */
 #define PMON_TTL_READINGS 2.5 /* a sampled meter's readings further apart
                                  than this many intervals leave a gap */
+#define PMON_PUB_BYTES (256 * 1024) /* a rank's slot for the spool */
 
 /* One published sample: the node's energy per channel since init. */
 struct pmon_tl_sample {
@@ -67,6 +68,23 @@ struct pmon_shared {
   int32_t nch[PMON_METER_MAX];
   uint64_t t_init_ns;                 /* the leader's first sample time */
   struct pmon_tl tl[]; /* nmeters of them */
+};
+
+/*
+ * A rank's regions as it last published them for the node's spool
+ * (lib/region.c): a slot of PMON_PUB_BYTES in the node-shared segment,
+ * only while the spool is on.  The rank writes it under SEQ, odd while it
+ * writes; the leader's spool thread copies it and checks that SEQ did not
+ * move (a sequence lock: the rank never waits for the leader).
+ */
+struct pmon_pub {
+  _Atomic uint64_t seq;
+  uint64_t len;      /* bytes of DATA in use */
+  uint64_t t_ns;     /* when it was written */
+  int32_t rank;      /* the world rank */
+  uint32_t left_out; /* regions that did not fit */
+  uint64_t pad[4];   /* DATA on a cache line of its own */
+  char data[];
 };
 
 /* The leader's private state for one meter. */
@@ -157,6 +175,11 @@ struct pmon_state {
   MPI_Win win;        /* node-shared segment, MPI_WIN_NULL without MPI */
   struct pmon_shared *sh;
   void *sh_local;     /* malloc'd segment when there is no window */
+  struct pmon_pub *pub;   /* this rank's slot; NULL without a spool */
+  int pub_pid;            /* the process that owns it (not a child
+                             forked since, which shares the mapping) */
+  struct pmon_pub **pubs; /* leader: the slot of each local rank (NULL
+                             for a rank without one), local_size */
 
   /* Leader only. */
   int nmeters;
@@ -305,8 +328,15 @@ char *pmon__timeline_text(int slices, const struct pmon_rtab *regions,
 
 /* lib/io.c */
 int pmon__io_config(void);
+/* PMON_IO_FILES: the files the report lists. */
+int pmon__io_list_max(void);
 struct json_t *pmon__io_json(void);
-struct json_t *pmon__io_node(struct json_t *ranks, struct json_t **files);
+/* The node's I/O from its ranks' (pmon__io_json()), its phases kept for
+ * the timeline (pmon__io_node_phases()); not FINAL (the spool's), they
+ * go up to the node's latest sample at most.  The leader, holding
+ * g->lock where the pollers run. */
+struct json_t *pmon__io_node(struct json_t *ranks, struct json_t **files,
+                             int final);
 /* The node's I/O phases that pmon__io_node() found ({start, end, bytes},
  * ns after init, in time order) and how many; valid until pmon__io_free(). */
 int pmon__io_node_phases(const uint64_t (**ph)[3]);
@@ -338,6 +368,23 @@ void pmon__regions_free(void);
  * PMON_ENOMEM when some were lost (TAB->lost counts them). */
 struct pmon_rtab;
 int pmon__regions_table(struct pmon_rtab *tab);
+/*
+ * The node's regions as its ranks last published them, for the spool,
+ * into NODE (a PMON_RT_NODE table): regions still open closed at the
+ * node's latest sample and counted as unclosed.  *LEFT_OUT gets the
+ * regions that did not fit in a rank's slot, *UNREAD the ranks whose slot
+ * could not be read whole, *IO_RANKS their MPI-IO as [{"rank", "io"}]
+ * (for pmon__node_snapshot()).  Leader, on the spool thread; 0 or
+ * PMON_ENOMEM.  _json() gives NODE's records as the spool holds them,
+ * {"name", "rank", "count", "unclosed", "time_s", "energy_j", "power_w",
+ * "coverage", "first_s"} in order of first use.
+ */
+int pmon__regions_spool(struct pmon_rtab *node, unsigned long *left_out,
+                        int *unread, struct json_t **io_ranks);
+struct json_t *pmon__regions_spool_json(const struct pmon_rtab *node);
+/* The rank's I/O so far (LEN bytes of compact JSON, lib/io.c) into its
+ * slot, beside its regions. */
+void pmon__pub_io(const char *text, size_t len);
 
 /* lib/node.c */
 /* This process's node name into BUF: PMON_NODE, else the host name. */
@@ -373,9 +420,12 @@ struct json_t *pmon__node_record(struct json_t *ranks,
  * REGIONS (the job's region records), and print the summary; rank 0. */
 int pmon__report(struct json_t *nodes, const struct pmon_rtab *regions);
 
-/* The node's record for the spool, as of NOW (ns): as the report's, less
- * the I/O and the regions' spans.  Caller holds g->lock. */
-struct json_t *pmon__node_snapshot(uint64_t now);
+/* The node's record for the spool, as of NOW (ns): as the report's, its
+ * I/O from IO_RANKS and its timeline's regions from REGIONS (what
+ * pmon__regions_spool() found), phases up to the node's latest sample.
+ * Caller holds g->lock. */
+struct json_t *pmon__node_snapshot(uint64_t now, struct json_t *io_ranks,
+                                  const struct pmon_rtab *regions);
 /* Adds the run's label and tags (PMON_LABEL, PMON_TAGS) to the object JOB. */
 void pmon__label_tags(struct json_t *job);
 /* The report's path, from PMON_OUTPUT and the job id. */
@@ -388,6 +438,8 @@ void pmon__output_path(char *buf, size_t size);
  * removes the node's file when the report was written, _rmdir the job's
  * directory once every node's is gone. */
 int pmon__spool_config(void);
+/* PMON_SPOOL_INTERVAL in seconds, 0 when there is no spool. */
+double pmon__spool_interval(void);
 void pmon__spool_start(void);
 void pmon__spool_stop(void);
 void pmon__spool_done(int report_written);

@@ -80,12 +80,15 @@ static struct {
   int nph;
   uint64_t (*node_ph)[3]; /* leader: the node's phases, ns after init */
   int node_nph;
+  uint64_t pub_ns;        /* PMON_SPOOL_INTERVAL, 0 without a spool */
 } io = {.lock = PTHREAD_MUTEX_INITIALIZER, .other = -1, .last_f = -1};
 
 /* The state the wrappers' fast path shares (preload.h); when they do not
  * take it, every access to it is under the lock. */
 struct pmon__io_hot pmon__io_hot;
 static struct pmon__io_hot *const hot = &pmon__io_hot;
+
+static void publish(uint64_t t1);
 
 static void lock(void)
 {
@@ -218,6 +221,9 @@ int pmon__io_start(int multiple)
     io.scale = (double)(ns - io.ns0) / (double)(t - io.tsc0);
     hot->gap_t = (uint64_t)((double)io.gap_ns / io.scale);
   }
+  io.pub_ns = pmon__g.pub != NULL
+                ? (uint64_t)(pmon__spool_interval() * 1e9) : 0;
+  hot->pub_t = io.pub_ns > 0 ? pmon__io_stamp(io.clock) : UINT64_MAX;
   io.multiple = multiple;
   io.started = 1;
   atomic_store(&io.on, 1);
@@ -483,6 +489,8 @@ void pmon__io_open(uintptr_t h, const char *name, uint64_t t0, uint64_t t1,
   account(f, PMON_IO_META, 0, t0, t1, ok);
   if (ok && h != 0 && f >= 0)
     handle_put(h, f);
+  if (t1 >= hot->pub_t)
+    publish(t1);
   unlock();
 }
 
@@ -492,8 +500,11 @@ void pmon__io_call(uintptr_t h, int kind, uint64_t bytes, uint64_t t0,
   if (!counting())
     return;
   lock();
-  if (counting())
+  if (counting()) {
     account(handle_file(h), kind, bytes, t0, t1, ok);
+    if (t1 >= hot->pub_t)
+      publish(t1);
+  }
   unlock();
 }
 
@@ -506,6 +517,8 @@ void pmon__io_close(uintptr_t h, uint64_t t0, uint64_t t1, int ok)
     account(handle_file(h), PMON_IO_META, 0, t0, t1, ok);
     if (ok)
       handle_forget(h);
+    if (t1 >= hot->pub_t)
+      publish(t1);
   }
   unlock();
 }
@@ -543,26 +556,24 @@ static json_t *name_json(const char *name)
 }
 
 /*
- * This rank's I/O for its node leader, and the end of counting: null when
- * the interposition library never started, else {counts..., gap_s,
- * phases: [[start, end, bytes], ns after init], files: [{name,
- * counts...}]}.
+ * This rank's I/O as its node leader takes it: {counts..., gap_s, phases:
+ * [[start, end, bytes], ns after init], files: [{name, counts...}]}.
+ * FINAL ends the counting and closes the open phase; otherwise the open
+ * phase is listed as it stands and counting goes on.  Under the lock.
  */
-json_t *pmon__io_json(void)
+static json_t *rank_json(int final)
 {
   uint64_t t0 = pmon__g.t_init_ns, t1, t2;
   struct pmon__io_counts total;
   json_t *o, *ph, *files;
 
-  if (!io.started)
-    return json_null();
-  lock();
-  __atomic_store_n(&hot->fast, 0, __ATOMIC_RELEASE);
-  atomic_store(&io.on, 0);
-  if (hot->have)
-    phase_close();
-  else
-    anchor(&t1, &t2); /* the last scale */
+  if (final) {
+    __atomic_store_n(&hot->fast, 0, __ATOMIC_RELEASE);
+    atomic_store(&io.on, 0);
+    if (hot->have)
+      phase_close();
+  }
+  anchor(&t1, &t2); /* the last scale */
   total = io.loose;
   for (int i = 0; i < io.nfiles; i++) {
     const struct pmon__io_counts *c = &io.files[i].c;
@@ -578,12 +589,25 @@ json_t *pmon__io_json(void)
   o = counts_json(&total);
   ph = json_array();
   files = json_array();
-  for (int i = 0; i < io.nph; i++)
-    json_array_append_new(
-      ph, json_pack("[I, I, I]",
-                    (json_int_t)(io.ph[i][0] > t0 ? io.ph[i][0] - t0 : 0),
-                    (json_int_t)(io.ph[i][1] > t0 ? io.ph[i][1] - t0 : 0),
-                    (json_int_t)io.ph[i][2]));
+  for (int i = 0; i <= io.nph; i++) {
+    uint64_t a, b, n;
+
+    if (i < io.nph) {
+      a = io.ph[i][0];
+      b = io.ph[i][1];
+      n = io.ph[i][2];
+    } else if (hot->have) { /* the open one, not final */
+      a = stamp_ns(hot->cur0, t1, t2);
+      b = stamp_ns(hot->cur1, t1, t2);
+      n = hot->cur_bytes;
+    } else {
+      break;
+    }
+    json_array_append_new(ph, json_pack("[I, I, I]",
+                                        (json_int_t)(a > t0 ? a - t0 : 0),
+                                        (json_int_t)(b > t0 ? b - t0 : 0),
+                                        (json_int_t)n));
+  }
   for (int i = 0; i < io.nfiles; i++) {
     json_t *f = counts_json(&io.files[i].c);
 
@@ -593,8 +617,48 @@ json_t *pmon__io_json(void)
   json_object_set_new(o, "gap_s", json_real((double)io.gap_ns * 1e-9));
   json_object_set_new(o, "phases", ph);
   json_object_set_new(o, "files", files);
+  return o;
+}
+
+/* This rank's I/O for its node leader, and the end of counting: null when
+ * the interposition library never started, else rank_json(). */
+json_t *pmon__io_json(void)
+{
+  json_t *o;
+
+  if (!io.started)
+    return json_null();
+  lock();
+  o = rank_json(1);
   unlock();
   return o;
+}
+
+/*
+ * The rank's I/O so far into its slot for the spool (pmon__pub_io()), at
+ * most every PMON_SPOOL_INTERVAL: called, under the lock, by a call that
+ * ended at stamp T1 after hot->pub_t (the fast path leaves such a call to
+ * the slow one).  The files are left out when the text would take more
+ * than a quarter of the slot; the phases, IO_PHASES at most, always fit.
+ */
+static void publish(uint64_t t1)
+{
+  json_t *o = rank_json(0);
+  char *text = NULL;
+
+  hot->pub_t = t1 + (uint64_t)((double)io.pub_ns / io.scale);
+  if (o != NULL && (text = json_dumps(o, JSON_COMPACT)) != NULL &&
+      strlen(text) > PMON_PUB_BYTES / 4) {
+    free(text);
+    json_object_set_new(o, "files_left_out",
+                        json_integer(json_array_size(json_object_get(o, "files"))));
+    json_object_set_new(o, "files", json_array());
+    text = json_dumps(o, JSON_COMPACT);
+  }
+  json_decref(o);
+  if (text != NULL)
+    pmon__pub_io(text, strlen(text));
+  free(text);
 }
 
 static json_int_t iget(json_t *o, const char *key)
@@ -726,7 +790,7 @@ static json_t *num_or_null(double v)
  * io}]): null when no rank counted I/O.  Its "files" are moved to the job
  * by pmon__io_job().
  */
-json_t *pmon__io_node(json_t *ranks, json_t **files_out)
+json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
 {
   struct pmon_state *g = &pmon__g;
   json_t *o = NULL, *rk, *lists = json_array();
@@ -774,6 +838,16 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out)
   }
   /* The union of the ranks' phases, and the node total over it. */
   n = merge_phases(ph, (int)nph, 0);
+  /* The spool's: the node is known up to its history's last point; a
+   * phase goes up to there at most (its bytes are in the counts). */
+  if (!final && g->nhist >= 2) {
+    uint64_t end = g->hist[g->nhist - 1].t_ns - g->t_init_ns;
+
+    while (n > 0 && ph[n - 1][0] >= end)
+      n--;
+    if (n > 0 && ph[n - 1][1] > end)
+      ph[n - 1][1] = end;
+  }
   for (int k = 0; k < n; k++) {
     ptime += (double)(ph[k][1] - ph[k][0]) * 1e-9;
     energy += pmon__hist_energy(g->t_init_ns + ph[k][0],
@@ -886,6 +960,11 @@ json_t *pmon__io_job(json_t *nodes)
                       json_integer(omitted + node_omitted));
   json_decref(lists);
   return o;
+}
+
+int pmon__io_list_max(void)
+{
+  return io.nlist;
 }
 
 int pmon__io_node_phases(const uint64_t (**ph)[3])

@@ -113,11 +113,20 @@ int pmon__node_setup(void)
   return 0;
 }
 
+/* Where the slot of local rank R begins in its part of the segment, of
+ * SZ bytes at BASE; HEAD is the leader's part before its slot. */
+static struct pmon_pub *slot_at(char *base, MPI_Aint sz, size_t head)
+{
+  return base != NULL && sz >= (MPI_Aint)(head + PMON_PUB_BYTES)
+           ? (struct pmon_pub *)(base + head)
+           : NULL;
+}
+
 int pmon__node_share(void)
 {
   struct pmon_state *g = &pmon__g;
   int nmeters = g->leader ? g->nmeters : 0, rc;
-  size_t size;
+  size_t size, head, slot;
   void *base;
 
   if (g->mpi &&
@@ -125,19 +134,41 @@ int pmon__node_share(void)
     return mpi_fail(rc, "MPI_Bcast");
   size = offsetof(struct pmon_shared, tl) +
          (size_t)nmeters * sizeof(struct pmon_tl);
+  /* Each rank's slot for the spool follows, while it keeps one. */
+  head = g->leader ? (size + 63) & ~(size_t)63 : 0;
+  slot = pmon__spool_interval() > 0 ? PMON_PUB_BYTES : 0;
+  if (g->leader &&
+      (g->pubs = calloc((size_t)g->local_size, sizeof *g->pubs)) == NULL)
+    return pmon__fail(PMON_ENOMEM, "node: out of memory");
   if (g->mpi) {
     MPI_Aint sz;
     int du;
+    char *mine;
 
-    rc = PMPI_Win_allocate_shared(g->leader ? (MPI_Aint)size : 0, 1,
-                                  MPI_INFO_NULL, g->node, &base, &g->win);
+    rc = PMPI_Win_allocate_shared((MPI_Aint)(head + slot), 1, MPI_INFO_NULL,
+                                  g->node, &mine, &g->win);
     if (rc != MPI_SUCCESS) {
       g->win = MPI_WIN_NULL;
       return mpi_fail(rc, "MPI_Win_allocate_shared");
     }
+    g->pub = slot > 0 ? (struct pmon_pub *)(mine + head) : NULL;
     PMPI_Win_shared_query(g->win, 0, &sz, &du, &base);
-  } else if ((base = g->sh_local = calloc(1, size)) == NULL) {
+    for (int r = 0; g->leader && r < g->local_size; r++) {
+      char *b;
+
+      if (PMPI_Win_shared_query(g->win, r, &sz, &du, &b) == MPI_SUCCESS)
+        g->pubs[r] = slot_at(b, sz, r == 0 ? head : 0);
+    }
+  } else if ((base = g->sh_local = calloc(1, head + slot)) == NULL) {
     return pmon__fail(PMON_ENOMEM, "node: out of memory");
+  } else {
+    g->pub = slot > 0 ? (struct pmon_pub *)((char *)base + head) : NULL;
+    g->pubs[0] = g->pub;
+  }
+  if (g->pub != NULL) {
+    memset(g->pub, 0, sizeof *g->pub);
+    g->pub->rank = g->rank;
+    g->pub_pid = (int)getpid();
   }
   g->sh = base;
   if (g->leader) {
@@ -161,7 +192,10 @@ void pmon__node_teardown(void)
   if (g->win != MPI_WIN_NULL)
     PMPI_Win_free(&g->win);
   free(g->sh_local);
+  free(g->pubs);
   g->sh_local = NULL;
+  g->pubs = NULL;
+  g->pub = NULL;
   g->sh = NULL;
   if (g->leaders != MPI_COMM_NULL)
     PMPI_Comm_free(&g->leaders);

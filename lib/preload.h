@@ -88,6 +88,9 @@ struct pmon__io_counts {
  * look-up.  Everything else goes through pmon__io_call(), which keeps this
  * up to date.
  *
+ * A call that ends after PUB_T takes the slow path as well, so that the
+ * rank's figures reach the spool at its interval.
+ *
  * FAST (read atomically) is nonzero only while calls are counted and the
  * program is not MPI_THREAD_MULTIPLE, so that MPI's own rules serialise
  * every access to the rest; lib/io.c clears it before it frees or
@@ -101,6 +104,9 @@ struct pmon__io_hot {
   uint64_t cur0, cur1;       /* stamps */
   uint64_t cur_bytes;        /* the bytes its calls moved */
   uint64_t gap_t;            /* the phase gap in stamps */
+  uint64_t pub_t;            /* a call that ends after this stamp goes
+                                to pmon__io_call(): the rank's I/O is due
+                                in the spool (lib/io.c) */
 } __attribute__((aligned(64)));
 
 extern PMON_EXTERN struct pmon__io_hot pmon__io_hot;

@@ -40,6 +40,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -111,6 +113,11 @@ struct pmon_thread {
   struct region *other;     /* "(other)", once a name was folded */
   struct hset folded;       /* names it folded: their next begins need
                                no lock */
+  /* Its regions as last published for the spool (pubs.lock). */
+  uint64_t pub_due;         /* its next publication, CLOCK_MONOTONIC */
+  char *pub_buf;            /* copies of its region blocks */
+  size_t pub_len;
+  uint32_t pub_n, pub_left; /* blocks in it, and left out for room */
 };
 
 static _Thread_local struct pmon_thread *self;
@@ -118,10 +125,20 @@ static _Thread_local struct pmon_thread *self;
 /* The layout of a region block, the same in every thread of the process
  * (layout()). */
 static struct {
+  int done;
   int nmeters;
   int choff[PMON_METER_MAX + 1]; /* first channel of meter m */
   size_t off_ae, off_e, off_name;
 } lay;
+
+/* Publication for the spool: PERIOD is PMON_SPOOL_INTERVAL in ns, LOCK
+ * serialises the threads that write the rank's slot. */
+static struct {
+  uint64_t period;
+  pthread_mutex_t lock;
+  char *io_text;  /* the rank's I/O as lib/io.c last gave it */
+  size_t io_len;
+} pubs = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The process's distinct names, for PMON_MAX_REGIONS. */
 static struct {
@@ -205,13 +222,18 @@ int pmon__regions_said_folding(void)
 }
 
 /* The layout of a region block from the node's meters: when the
- * process's first region thread is made (threads lock held), so that
- * every later thread sees it. */
+ * process's first region thread is made, or the leader's spool first
+ * reads the slots (threads lock held), so that every later thread sees
+ * it. */
 static void layout(void)
 {
   const struct pmon_shared *sh = pmon__g.sh;
   size_t nch = 0;
 
+  if (lay.done)
+    return;
+  lay.done = 1;
+  pubs.period = (uint64_t)(pmon__spool_interval() * 1e9);
   lay.nmeters = sh != NULL ? sh->nmeters : 0;
   for (int m = 0; m < lay.nmeters; m++) {
     lay.choff[m] = (int)nch;
@@ -343,8 +365,7 @@ static struct pmon_thread *this_thread(void)
     return NULL;
   }
   pthread_mutex_lock(&g->threads_lock);
-  if (g->threads == NULL)
-    layout();
+  layout();
   t->index = g->nthreads++;
   t->next = g->threads;
   g->threads = t;
@@ -431,20 +452,21 @@ static int enter_new(struct pmon_thread *t, const char *name, size_t len,
 }
 
 /*
- * Fold the bucket of meter M into R's energy, if a sample after it exists.
+ * Fold the bucket of meter M into R's energy, if a sample after it exists
+ * among the first SEQ.
  * 0 when resolved, -1 when not yet.  The bucket keeps its own copy of
  * sample k; the next sample is normally k + 1, but when the ring has
  * already dropped it (a region call long after) the oldest sample still
  * there stands in: the slope then averages over a longer time, which moves
  * the result by at most one sample interval's change of power.
  */
-static int resolve(struct region *r, int m)
+static int resolve_upto(struct region *r, int m, uint64_t seq)
 {
   const struct pmon_tl *tl = &pmon__g.sh->tl[m];
   struct rmeter *b = &rm_of(r)[m];
   double *ae = ae_of(r) + lay.choff[m], *e = e_of(r) + lay.choff[m];
   struct pmon_tl_sample s;
-  uint64_t seq = pmon__tl_seq(tl), j;
+  uint64_t j;
   int nch = lay.choff[m + 1] - lay.choff[m], found = 0;
   double dt;
 
@@ -477,6 +499,12 @@ static int resolve(struct region *r, int m)
     b->covered += b->s0 * ca + (dt > 0 ? b->s1 * (cs - ca) / dt : 0);
   }
   return 0;
+}
+
+/* As resolve_upto(), with every sample published so far. */
+static int resolve(struct region *r, int m)
+{
+  return resolve_upto(r, m, pmon__tl_seq(&pmon__g.sh->tl[m]));
 }
 
 /* Add a boundary of SIGN at NOW to R; SEQ[m] were loaded before NOW. */
@@ -513,6 +541,134 @@ static void boundary(struct region *r, double sign, uint64_t now,
     b->s1 += sign * (double)(int64_t)(now - b->a_t) * 1e-9;
     b->t_max = now;
   }
+}
+
+/*
+ * Publication for the spool.  A thread's outermost begin or end, once its
+ * PMON_SPOOL_INTERVAL has passed, copies its region blocks (they hold no
+ * pointer) into its own buffer and rewrites the rank's slot with every
+ * thread's latest copy: a chunk per thread, {thread index, blocks,
+ * bytes} then the blocks, each on 8 bytes.  It takes pubs.lock only if
+ * free (else the next call tries again) and never waits for the leader,
+ * which reads the slot under its sequence count.  A region call costs one
+ * comparison more; a rank that makes no region call publishes nothing,
+ * but then its regions are as they were, open ones still open.
+ */
+struct pub_chunk {
+  uint32_t thread, n;
+  uint64_t bytes;
+};
+
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+#define PUB_DATA (PMON_PUB_BYTES - sizeof(struct pmon_pub))
+
+static size_t block_size(struct region *r)
+{
+  return ALIGN8(lay.off_name + strlen(name_of(r)) + 1);
+}
+
+/* Rewrites the rank's slot from every thread's latest copy and the I/O
+ * text: {I/O bytes (8), the text on 8 bytes, the chunks}.  pubs.lock
+ * held. */
+static void write_slot(uint64_t now)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_pub *p = g->pub;
+  uint64_t seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
+  uint64_t iolen = pubs.io_len;
+  size_t off;
+  uint32_t left = 0;
+
+  /* Odd while it is written. */
+  atomic_store_explicit(&p->seq, seq + 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
+  if (8 + ALIGN8(iolen) > PUB_DATA / 2)
+    iolen = 0; /* io.c keeps it under a quarter of the slot */
+  memcpy(p->data, &iolen, 8);
+  if (iolen > 0)
+    memcpy(p->data + 8, pubs.io_text, iolen);
+  off = 8 + ALIGN8(iolen);
+  pthread_mutex_lock(&g->threads_lock);
+  for (struct pmon_thread *x = g->threads; x != NULL; x = x->next) {
+    struct pub_chunk c = {(uint32_t)x->index, x->pub_n, x->pub_len};
+
+    left += x->pub_left;
+    if (x->pub_n == 0)
+      continue;
+    if (off + sizeof c + x->pub_len > PUB_DATA) {
+      left += x->pub_n;
+      continue;
+    }
+    memcpy(p->data + off, &c, sizeof c);
+    memcpy(p->data + off + sizeof c, x->pub_buf, x->pub_len);
+    off += sizeof c + x->pub_len;
+  }
+  pthread_mutex_unlock(&g->threads_lock);
+  p->len = off;
+  p->left_out = left;
+  p->t_ns = now;
+  atomic_store_explicit(&p->seq, seq + 2, memory_order_release);
+}
+
+void pmon__pub_io(const char *text, size_t len)
+{
+  char *copy;
+
+  if (pmon__g.pub == NULL || (int)getpid() != pmon__g.pub_pid)
+    return;
+  pthread_mutex_lock(&pubs.lock);
+  if ((copy = realloc(pubs.io_text, len ? len : 1)) != NULL) {
+    memcpy(copy, text, len);
+    pubs.io_text = copy;
+    pubs.io_len = len;
+    write_slot(pmon__now_ns());
+  }
+  pthread_mutex_unlock(&pubs.lock);
+}
+
+static void publish(struct pmon_thread *t, uint64_t now)
+{
+  size_t need = 0, off = 0;
+  char *buf;
+
+  t->pub_due = now + pubs.period;
+  if ((int)getpid() != pmon__g.pub_pid)
+    return; /* a child forked since: the slot is its parent's */
+  if (pthread_mutex_trylock(&pubs.lock) != 0) {
+    t->pub_due = now; /* another thread writes the slot: the next call */
+    return;
+  }
+  for (size_t i = 0; i < t->regions.cap; i++) {
+    struct region *r = t->regions.slot[i];
+
+    if (r != NULL && (r->count || r->unclosed || r->depth))
+      need += block_size(r);
+  }
+  /* Half the slot at most: the other half is the I/O's. */
+  if (need > PUB_DATA / 2 - sizeof(struct pub_chunk))
+    need = PUB_DATA / 2 - sizeof(struct pub_chunk);
+  if ((buf = realloc(t->pub_buf, need ? need : 1)) != NULL) {
+    t->pub_buf = buf;
+    t->pub_n = t->pub_left = 0;
+    for (size_t i = 0; i < t->regions.cap; i++) {
+      struct region *r = t->regions.slot[i];
+      size_t sz;
+
+      if (r == NULL || !(r->count || r->unclosed || r->depth))
+        continue;
+      sz = block_size(r);
+      if (off + sz > need) {
+        t->pub_left++;
+        continue;
+      }
+      memcpy(buf + off, r, lay.off_name + strlen(name_of(r)) + 1);
+      off += sz;
+      t->pub_n++;
+    }
+    t->pub_len = off;
+  }
+  write_slot(now);
+  pthread_mutex_unlock(&pubs.lock);
 }
 
 static int check_name(const char *name, size_t *len)
@@ -572,6 +728,8 @@ int pmon__region_begin(const char *name)
       r->first_ns = now;
     r->t_begin = now;
     boundary(r, -1.0, now, seq);
+    if (now >= t->pub_due && pmon__g.pub != NULL)
+      publish(t, now);
   }
   t->stack[t->depth].r = r;
   t->stack[t->depth++].hash = h;
@@ -639,6 +797,8 @@ int pmon__region_end(const char *name)
     r->last_end = now;
     r->time_ns += now - r->t_begin;
     boundary(r, 1.0, now, seq);
+    if (now >= t->pub_due && pmon__g.pub != NULL)
+      publish(t, now);
   } else if (r->other) {
     r->count++; /* a folded pair inside another */
   }
@@ -718,6 +878,50 @@ static int by_index(const void *a, const void *b)
   return (x->index > y->index) - (x->index < y->index);
 }
 
+/* Fold R, a region of world rank RANK, into TAB (a PMON_RT_NODE table,
+ * which takes a rank's threads in creation order): the first that
+ * entered a region measures it (energy is a node quantity: adding
+ * threads would count it again); pairs add up and the longest thread's
+ * time counts.  0, or PMON_ENOMEM. */
+static int table_add(struct pmon_rtab *tab, struct region *r, int rank)
+{
+  struct pmon_rrec *x;
+  double time_s, first_s;
+  int created;
+
+  if (r->count == 0 && r->unclosed == 0)
+    return 0;
+  if ((x = pmon__rtab_get(tab, name_of(r), strlen(name_of(r)), &created)) ==
+      NULL) {
+    tab->lost++;
+    return PMON_ENOMEM;
+  }
+  time_s = (double)r->time_ns * 1e-9;
+  first_s = ((double)r->first_ns - (double)pmon__g.t_init_ns) * 1e-9;
+  x->count += r->count;
+  x->unclosed += r->unclosed;
+  x->time_s = time_s > x->time_s ? time_s : x->time_s;
+  x->first_s = first_s < x->first_s ? first_s : x->first_s;
+  if (created) {
+    x->rank = rank;
+    node_total(r, &x->energy_j, &x->coverage);
+    x->mcount = r->outer;
+    x->span[0] = r->first_ns;
+    x->span[1] = r->first_end;
+    x->span[2] = r->last_begin;
+    x->span[3] = r->last_end;
+  }
+  return 0;
+}
+
+/* The rank's own time in each region of TAB, for its power on the node. */
+static void own_time(struct pmon_rtab *tab)
+{
+  for (size_t k = 0; k < tab->cap; k++)
+    if (tab->slot[k] != NULL)
+      tab->slot[k]->mtime_s = tab->slot[k]->time_s;
+}
+
 int pmon__regions_table(struct pmon_rtab *tab)
 {
   struct pmon_state *g = &pmon__g;
@@ -732,50 +936,246 @@ int pmon__regions_table(struct pmon_rtab *tab)
     ts[n++] = t;
   if (n > 1)
     qsort(ts, (size_t)n, sizeof *ts, by_index);
-  /* Threads in creation order: the first that entered a region measures
-   * it (energy is a node quantity: adding threads would count it again);
-   * pairs add up and the longest thread's time counts. */
   for (int i = 0; i < n; i++)
-    for (size_t k = 0; k < ts[i]->regions.cap; k++) {
-      struct region *r = ts[i]->regions.slot[k];
-      struct pmon_rrec *x;
-      double time_s, first_s;
-      int created;
-
-      if (r == NULL || (r->count == 0 && r->unclosed == 0))
-        continue;
-      if ((x = pmon__rtab_get(tab, name_of(r), strlen(name_of(r)),
-                              &created)) == NULL) {
-        tab->lost++;
+    for (size_t k = 0; k < ts[i]->regions.cap; k++)
+      if (ts[i]->regions.slot[k] != NULL &&
+          table_add(tab, ts[i]->regions.slot[k], g->rank) != 0)
         rc = PMON_ENOMEM;
-        continue;
-      }
-      time_s = (double)r->time_ns * 1e-9;
-      first_s = ((double)r->first_ns - (double)g->t_init_ns) * 1e-9;
-      x->count += r->count;
-      x->unclosed += r->unclosed;
-      x->time_s = time_s > x->time_s ? time_s : x->time_s;
-      x->first_s = first_s < x->first_s ? first_s : x->first_s;
-      if (created) {
-        x->rank = g->rank;
-        node_total(r, &x->energy_j, &x->coverage);
-        x->mcount = r->outer;
-        x->span[0] = r->first_ns;
-        x->span[1] = r->first_end;
-        x->span[2] = r->last_begin;
-        x->span[3] = r->last_end;
-      }
-    }
   free(ts);
-  /* The rank's own time in each region, for its power on the node. */
-  for (size_t k = 0; k < tab->cap; k++)
-    if (tab->slot[k] != NULL)
-      tab->slot[k]->mtime_s = tab->slot[k]->time_s;
+  own_time(tab);
   pthread_mutex_lock(&names.lock);
   tab->folded += names.folded.n;
   tab->folded_lower |= names.folded.full;
   pthread_mutex_unlock(&names.lock);
   return rc;
+}
+
+/*
+ * The spool's side: what a rank published, made into figures as
+ * pmon_finalize() would make them at the node's latest sample.
+ *
+ * Each block is resolved on its copy against the timeline as far as
+ * SEQ[m], the samples published when the writing began.  A bucket with no
+ * sample after it yet holds boundaries after the latest sample: they are
+ * taken at that sample's energy and measured time (the node is known up
+ * to there, no further), so pairs wholly after it count with no energy and
+ * no measured time, and their coverage says so.  A region still open is
+ * closed at the latest sample, as pmon_finalize() would close it then, and
+ * counted as unclosed.
+ */
+static void settle(struct region *r, const uint64_t *seq,
+                   const struct pmon_tl_sample *last, uint64_t known_ns)
+{
+  for (int m = 0; m < lay.nmeters; m++) {
+    struct rmeter *b = &rm_of(r)[m];
+    int nch = lay.choff[m + 1] - lay.choff[m];
+
+    if (!(r->used & (1u << m)))
+      continue;
+    if (seq[m] > b->anchor + 1 && resolve_upto(r, m, seq[m]) == 0)
+      continue;
+    for (int c = 0; c < nch; c++)
+      e_of(r)[lay.choff[m] + c] += b->s0 * ae_of(r)[lay.choff[m] + c];
+    b->covered += b->s0 * (double)b->a_cov * 1e-9;
+    r->used &= (uint16_t)~(1u << m);
+  }
+  if (r->depth == 0)
+    return;
+  for (int m = 0; m < lay.nmeters; m++) {
+    int nch = lay.choff[m + 1] - lay.choff[m];
+
+    if (seq[m] == 0) {
+      r->unresolved++;
+      continue;
+    }
+    for (int c = 0; c < nch; c++)
+      e_of(r)[lay.choff[m] + c] += last[m].e[c];
+    rm_of(r)[m].covered += (double)last[m].covered_ns * 1e-9;
+  }
+  r->time_ns += known_ns > r->t_begin ? known_ns - r->t_begin : 0;
+  r->unclosed += r->other ? r->depth : 1;
+  if (r->outer++ == 0)
+    r->first_end = known_ns;
+  r->last_begin = r->t_begin;
+  r->last_end = known_ns;
+}
+
+/* Copies slot P into BUF (PUB_DATA bytes) as the rank last wrote it
+ * whole: its length, or -1 when the rank kept writing it (or died in the
+ * middle). */
+static long read_slot(const struct pmon_pub *p, char *buf, int *rank,
+                      uint32_t *left)
+{
+  for (int tries = 0; tries < 100; tries++) {
+    uint64_t s0 = atomic_load_explicit(&p->seq, memory_order_acquire), s1;
+    uint64_t len = p->len;
+
+    if (s0 & 1 || len > PUB_DATA) {
+      struct timespec ts = {0, 100000};
+
+      nanosleep(&ts, NULL);
+      continue;
+    }
+    *rank = p->rank;
+    *left = p->left_out;
+    memcpy(buf, p->data, len);
+    atomic_thread_fence(memory_order_acquire);
+    s1 = atomic_load_explicit(&p->seq, memory_order_relaxed);
+    if (s0 == s1)
+      return (long)len;
+  }
+  return -1;
+}
+
+static int by_thread(const void *a, const void *b)
+{
+  uint32_t x = (*(const struct pub_chunk *const *)a)->thread;
+  uint32_t y = (*(const struct pub_chunk *const *)b)->thread;
+
+  return (x > y) - (x < y);
+}
+
+/* The regions of a slot's copy BUF (LEN bytes) of world rank RANK, into
+ * the node's table NODE.  0, or -1 when the copy is not well formed. */
+static int rank_regions(struct pmon_rtab *node, char *buf, size_t len,
+                        int rank, const uint64_t *seq,
+                        const struct pmon_tl_sample *last, uint64_t known_ns)
+{
+  struct pub_chunk *ch[64];
+  struct pmon_rtab tab;
+  uint64_t iolen;
+  size_t off;
+  int n = 0, rc = 0;
+
+  /* The I/O text first (pmon__regions_spool() has read it). */
+  if (len < 8)
+    return len == 0 ? 0 : -1;
+  memcpy(&iolen, buf, 8);
+  if (iolen > len - 8 || ALIGN8(iolen) > len - 8)
+    return -1;
+  off = 8 + ALIGN8(iolen);
+
+  /* Its chunks, in thread order (64 threads at most are read). */
+  while (off + sizeof(struct pub_chunk) <= len && n < 64) {
+    struct pub_chunk *c = (struct pub_chunk *)(buf + off);
+
+    if (c->bytes > len - off - sizeof *c)
+      return -1;
+    ch[n++] = c;
+    off += sizeof *c + c->bytes;
+  }
+  qsort(ch, (size_t)n, sizeof *ch, by_thread);
+  pmon__rtab_init(&tab, PMON_RT_NODE, node->list_max);
+  for (int i = 0; i < n && rc == 0; i++) {
+    char *p = (char *)(ch[i] + 1), *end = p + ch[i]->bytes;
+
+    for (uint32_t k = 0; k < ch[i]->n; k++) {
+      struct region *r = (struct region *)p;
+      size_t room = (size_t)(end - p);
+
+      if (room < lay.off_name + 1 ||
+          memchr(name_of(r), '\0', room - lay.off_name) == NULL ||
+          block_size(r) > room) {
+        rc = -1;
+        break;
+      }
+      p += block_size(r);
+      settle(r, seq, last, known_ns);
+      table_add(&tab, r, rank);
+    }
+  }
+  own_time(&tab);
+  for (size_t k = 0; k < tab.cap && rc == 0; k++)
+    if (tab.slot[k] != NULL)
+      pmon__rtab_merge(node, tab.slot[k]);
+  pmon__rtab_free(&tab);
+  return rc;
+}
+
+static json_t *num_or_null(double v)
+{
+  return isnan(v) ? json_null() : json_real(v);
+}
+
+int pmon__regions_spool(struct pmon_rtab *node, unsigned long *left_out,
+                        int *unread, json_t **io_ranks)
+{
+  struct pmon_state *g = &pmon__g;
+  const struct pmon_shared *sh = g->sh;
+  struct pmon_tl_sample last[PMON_METER_MAX];
+  uint64_t seq[PMON_METER_MAX], known_ns = 0;
+  char *buf;
+
+  *left_out = 0;
+  *unread = 0;
+  *io_ranks = json_array();
+  if (g->pubs == NULL || sh == NULL)
+    return 0;
+  pthread_mutex_lock(&g->threads_lock);
+  layout();
+  pthread_mutex_unlock(&g->threads_lock);
+  /* The samples known now; the node is known up to the node total's
+   * latest (the latest of any meter when it has none). */
+  for (int m = 0; m < lay.nmeters; m++) {
+    seq[m] = pmon__tl_seq(&sh->tl[m]);
+    if (seq[m] == 0 || pmon__tl_get(&sh->tl[m], seq[m] - 1, &last[m]) != 0)
+      seq[m] = 0; /* treated as no sample yet */
+    else if (m == sh->total_meter ||
+             (sh->total_meter < 0 && last[m].t_ns > known_ns))
+      known_ns = last[m].t_ns;
+  }
+  if (known_ns == 0)
+    known_ns = pmon__now_ns();
+  if ((buf = malloc(PUB_DATA)) == NULL)
+    return PMON_ENOMEM;
+  for (int i = 0; i < g->local_size; i++) {
+    uint32_t left = 0;
+    int rank = 0;
+    long len;
+    uint64_t iolen;
+    json_t *o;
+
+    if (g->pubs[i] == NULL)
+      continue;
+    len = read_slot(g->pubs[i], buf, &rank, &left);
+    if (len < 0 ||
+        rank_regions(node, buf, (size_t)len, rank, seq, last, known_ns) != 0) {
+      (*unread)++;
+      continue;
+    }
+    *left_out += left;
+    /* rank_regions() checked the I/O text's length. */
+    if (len >= 8 && (memcpy(&iolen, buf, 8), iolen > 0) && *io_ranks != NULL &&
+        (o = json_loadb(buf + 8, iolen, 0, NULL)) != NULL)
+      json_array_append_new(*io_ranks,
+                            json_pack("{s:i, s:o}", "rank", rank, "io", o));
+  }
+  free(buf);
+  return 0;
+}
+
+json_t *pmon__regions_spool_json(const struct pmon_rtab *node)
+{
+  struct pmon_rrec **sorted = pmon__rtab_sorted(node);
+  json_t *out = json_array();
+
+  for (size_t i = 0; out != NULL && sorted != NULL && i < node->n; i++) {
+    const struct pmon_rrec *r = sorted[i];
+    double power = !isnan(r->energy_j) && r->mtime_s > 0
+                     ? r->energy_j / r->mtime_s
+                     : NAN;
+
+    json_array_append_new(
+      out, json_pack("{s:s%, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:f}", "name",
+                     r->name, (size_t)r->len, "rank", r->rank, "count",
+                     (json_int_t)r->count, "unclosed", (json_int_t)r->unclosed,
+                     "time_s", r->time_s, "energy_j",
+                     num_or_null(r->energy_j), "power_w", num_or_null(power),
+                     "coverage", num_or_null(r->coverage), "first_s",
+                     r->first_s));
+  }
+  free(sorted);
+  return out;
 }
 
 void pmon__regions_free(void)
@@ -790,6 +1190,7 @@ void pmon__regions_free(void)
       free(t->regions.slot[i]);
     free(t->regions.slot);
     free(t->stack);
+    free(t->pub_buf);
     hset_free(&t->folded);
     free(t);
     t = next;
@@ -797,6 +1198,12 @@ void pmon__regions_free(void)
   g->threads = NULL;
   g->nthreads = 0;
   self = NULL;
+  lay.done = 0;
+  pthread_mutex_lock(&pubs.lock);
+  free(pubs.io_text);
+  pubs.io_text = NULL;
+  pubs.io_len = 0;
+  pthread_mutex_unlock(&pubs.lock);
   pthread_mutex_lock(&names.lock);
   free(names.known.slot);
   memset(&names.known, 0, sizeof names.known);

@@ -187,15 +187,15 @@ static void total_how(char *buf, size_t size)
 }
 
 /*
- * The node's record as of T_END: at finalize (the ranks' I/O records in
- * RANKS, the node's regions in REGIONS), or for the spool while the job
- * runs (RANKS and REGIONS NULL: no I/O, no region spans, and the figures
- * up to the latest samples).  The spool's caller holds g->lock, so that
- * the events and the history hold still; the meters' counts it reads
+ * The node's record as of T_END, with the ranks' I/O records in RANKS and
+ * the node's regions in REGIONS: at finalize (FINAL), or for the spool
+ * while the job runs (what the ranks last published, and the figures up
+ * to the latest samples).  The spool's caller holds g->lock, so that the
+ * events and the history hold still; the meters' counts it reads
  * (readings, measured time) may be a reading behind.
  */
 static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
-                              uint64_t t_end)
+                              uint64_t t_end, int final)
 {
   struct pmon_state *g = &pmon__g;
   const struct pmon_shared *sh = g->sh;
@@ -251,7 +251,7 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
   pmon__covers_text(g->covers, covers, sizeof covers);
   total_how(how, sizeof how);
   if (ranks != NULL) {
-    io = pmon__io_node(ranks, &io_files);
+    io = pmon__io_node(ranks, &io_files, final);
   } else {
     io = json_null();
     io_files = NULL;
@@ -298,16 +298,13 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
 
 json_t *pmon__node_record(json_t *ranks, const struct pmon_rtab *regions)
 {
-  return node_record_at(ranks, regions, pmon__g.t_fin_ns);
+  return node_record_at(ranks, regions, pmon__g.t_fin_ns, 1);
 }
 
-json_t *pmon__node_snapshot(uint64_t now)
+json_t *pmon__node_snapshot(uint64_t now, json_t *io_ranks,
+                            const struct pmon_rtab *regions)
 {
-  json_t *rec = node_record_at(NULL, NULL, now);
-
-  if (rec != NULL)
-    json_object_del(rec, "io");
-  return rec;
+  return node_record_at(io_ranks, regions, now, 0);
 }
 
 /* min, max, mean, population stddev of the numbers in V (N of them). */

@@ -15,8 +15,12 @@
  * The writing is done by a thread of the leader's own, which blocks every
  * signal; it takes g->lock while it makes the record, so that the events
  * and the history hold still (the total's poller adds to the history
- * under it).  Regions and I/O are not in the spool: the report rebuilt
- * from it says so.
+ * under it).  The regions are those the node's ranks last published in
+ * their slots of the node-shared segment (lib/region.c): at most one
+ * interval old for a rank that makes region calls, and as they are for
+ * one that makes none.  The MPI-IO figures come the same way, from each
+ * rank's MPI-IO calls (lib/io.c): the node's, with the energy of its I/O
+ * phases, and its files.
  *
  * SIGTERM (the batch system's notice before SIGKILL): where the program
  * left SIGTERM at its default action when pmon_init() ran, the leader
@@ -48,6 +52,7 @@
 #include "beside.h"
 #include "core.h"
 #include "env.h"
+#include "rtab.h"
 
 #define SPOOL_VERSION 1
 #define SPOOL_DEFAULT_S 5.0
@@ -90,6 +95,11 @@ int pmon__spool_config(void)
   k = getenv(PMON_ENV_KEEP_SPOOL);
   sp.keep = k != NULL && *k != '\0' && strcmp(k, "0") != 0;
   return 0;
+}
+
+double pmon__spool_interval(void)
+{
+  return sp.interval_s;
 }
 
 static void fail(const char *fmt, ...) PMON_PRINTF(1, 2);
@@ -154,19 +164,28 @@ static int write_spool(int sync)
 {
   struct pmon_state *g = &pmon__g;
   uint64_t now = pmon__now_ns();
-  json_t *doc, *rec;
+  json_t *doc, *rec, *regions, *io_ranks = NULL;
+  struct pmon_rtab tab;
   char tmp[PATH_MAX + 16], *text;
   size_t len, off = 0;
-  int fd, ok;
+  unsigned long left;
+  int fd, ok, unread;
 
+  pmon__rtab_init(&tab, PMON_RT_NODE, pmon__regions_list_max());
+  pmon__regions_spool(&tab, &left, &unread, &io_ranks);
   pthread_mutex_lock(&g->lock);
-  rec = pmon__node_snapshot(now);
+  rec = pmon__node_snapshot(now, io_ranks, &tab);
   pthread_mutex_unlock(&g->lock);
+  json_decref(io_ranks);
+  regions = rec != NULL ? pmon__regions_spool_json(&tab) : NULL;
+  pmon__rtab_free(&tab);
   if (rec == NULL)
     return -1;
-  doc = json_pack("{s:i, s:O, s:f, s:o}", "pmon_spool", SPOOL_VERSION, "job",
-                  sp.job, "written_s",
-                  ((double)now - (double)g->t_init_ns) * 1e-9, "node", rec);
+  doc = json_pack("{s:i, s:O, s:f, s:o, s:o*, s:I, s:i}", "pmon_spool",
+                  SPOOL_VERSION, "job", sp.job, "written_s",
+                  ((double)now - (double)g->t_init_ns) * 1e-9, "node", rec,
+                  "regions", regions, "regions_left_out", (json_int_t)left,
+                  "ranks_unread", unread);
   if (doc == NULL)
     return -1;
   {
@@ -343,6 +362,9 @@ void pmon__spool_start(void)
     return fail("out of memory");
   }
   pmon__label_tags(sp.job);
+  json_object_set_new(sp.job, "region_nodes",
+                      json_integer(pmon__regions_list_max()));
+  json_object_set_new(sp.job, "io_files", json_integer(pmon__io_list_max()));
   if (names != NULL)
     json_object_set_new(sp.job, "node_names", names);
   if (write_spool(1) != 0)

@@ -12,6 +12,14 @@
  *   segv0   raise(SIGSEGV) on rank 0, the node leader
  * pmon must hang none of them: the launcher ends the job, and the spool
  * is what is left of it.
+ *
+ *   abnormal regions SECONDS [FILE]
+ *
+ * is a job to be killed from outside (tests/spool.test): every rank
+ * computes 1 s in the region "setup", then opens "solve" and, inside it,
+ * computes in pairs of "step" of 0.1 s each until SECONDS have passed;
+ * with FILE, each step also writes 256 KiB to it with MPI-IO (at the
+ * rank's own offset, so that the file stays small).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +41,35 @@ int main(int argc, char **argv)
   if ((rc = pmon_init()) != 0)
     fprintf(stderr, "abnormal: pmon_init: %s\n", pmon_strerror(rc));
   t0 = MPI_Wtime();
+  if (strcmp(mode, "regions") == 0) {
+    pmon_region_begin("setup");
+    while (MPI_Wtime() - t0 < 1.0)
+      x += 1e-9;
+    pmon_region_end("setup");
+    static char block[256 * 1024];
+    MPI_File fh = MPI_FILE_NULL;
+
+    if (argc > 3 && MPI_File_open(MPI_COMM_WORLD, argv[3],
+                                  MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                                  MPI_INFO_NULL, &fh) != MPI_SUCCESS)
+      fprintf(stderr, "abnormal: cannot open %s\n", argv[3]);
+    pmon_region_begin("solve");
+    while (MPI_Wtime() - t0 < seconds) {
+      double t1 = MPI_Wtime();
+
+      pmon_region_begin("step");
+      if (fh != MPI_FILE_NULL)
+        MPI_File_write_at(fh, (MPI_Offset)rank * (MPI_Offset)sizeof block,
+                          block, (int)sizeof block, MPI_BYTE,
+                          MPI_STATUS_IGNORE);
+      while (MPI_Wtime() - t1 < 0.1)
+        x += 1e-9;
+      pmon_region_end("step");
+    }
+    pmon_region_end("solve");
+    if (fh != MPI_FILE_NULL)
+      MPI_File_close(&fh);
+  }
   while (MPI_Wtime() - t0 < seconds)
     x += 1e-9;
   bad = rank == (strcmp(mode, "segv0") == 0 ? 0 : 1);

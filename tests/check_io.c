@@ -243,7 +243,7 @@ START_TEST(test_node_union)
     " {\"rank\": 2, \"io\": null}]",
     0, NULL);
   ck_assert_ptr_nonnull(ranks);
-  io = pmon__io_node(ranks, &files);
+  io = pmon__io_node(ranks, &files, 1);
   /* Union: [0.1, 0.85] and [2.0, 2.25] s: 1.0 s, 100 J. */
   ck_assert_int_eq(iget(io, "phases"), 2);
   ck_assert_double_eq_tol(rget(io, "phase_time_s"), 1.0, 1e-9);

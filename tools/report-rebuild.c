@@ -13,8 +13,13 @@
  *   "nodes_missing": the nodes of the job whose spool is missing or
  *   unreadable (by name when the spool of the job's first node lists the
  *   names, else as many null), kept out of the sums and the statistics;
- *   "rebuilt": where from, and what a spool does not hold (the regions
- *   and the MPI-IO figures: "regions" is empty and "io" null).
+ *   "rebuilt": where from, and what a spool does not hold (the MPI-IO
+ *   figures: "io" is null), and the regions that did not fit in their
+ *   rank's slot;
+ *   "regions": merged over the nodes as pmon_finalize() merges them,
+ *   from what each node's ranks had last published (at most one spool
+ *   interval old), regions still open closed at the node's known instant
+ *   and counted as unclosed.
  * A spool file that cannot be read (truncated, corrupted, another job's)
  * is named in one line on stderr and left out; the others still make the
  * report.
@@ -171,12 +176,379 @@ static const char *later(char buf[32], const char *start, double s) {
   return buf;
 }
 
+/* One node's figures for a region, from its spool. */
+struct rnode {
+  size_t node; /* in the report's nodes */
+  const char *name;
+  json_t *rec;
+  double time, energy; /* energy NAN: not measured */
+};
+
+/* A number of rec, or NAN when it is null; -1 when it is neither a number
+ * from 0 to SPOOL_MAX_S nor null. */
+static int num_or_nan(json_t *rec, const char *key, double *v)
+{
+  json_t *x = json_object_get(rec, key);
+
+  if (json_is_null(x)) {
+    *v = NAN;
+    return 0;
+  }
+  if (!json_is_number(x))
+    return -1;
+  *v = json_number_value(x);
+  return *v >= 0 && *v <= 1e12 ? 0 : -1;
+}
+
+/* Whether rec is a region record of a spool (lib/region.c). */
+static int region_ok(json_t *rec)
+{
+  double t, e, p, c, f;
+
+  return json_is_object(rec) &&
+         json_is_string(json_object_get(rec, "name")) &&
+         json_is_integer(json_object_get(rec, "rank")) &&
+         json_integer_value(json_object_get(rec, "rank")) >= 0 &&
+         json_is_integer(json_object_get(rec, "count")) &&
+         json_integer_value(json_object_get(rec, "count")) >= 0 &&
+         json_is_integer(json_object_get(rec, "unclosed")) &&
+         json_integer_value(json_object_get(rec, "unclosed")) >= 0 &&
+         num_or_nan(rec, "time_s", &t) == 0 && !isnan(t) &&
+         num_or_nan(rec, "energy_j", &e) == 0 &&
+         num_or_nan(rec, "power_w", &p) == 0 &&
+         num_or_nan(rec, "coverage", &c) == 0 && !(c > 1) &&
+         json_is_number(json_object_get(rec, "first_s")) &&
+         (f = json_number_value(json_object_get(rec, "first_s")),
+          f >= -SPOOL_MAX_S && f <= SPOOL_MAX_S);
+}
+
+/* {"min", "max", "mean", "stddev", "min_node", "max_node"} of the energy
+ * (else the time) of the n nodes r that have one. */
+static json_t *node_stat(const struct rnode *r, size_t n, int energy)
+{
+  double *v = report_xcalloc(n ? n : 1, sizeof *v);
+  size_t k = 0, imin = 0, imax = 0;
+  json_t *o;
+
+  for (size_t i = 0; i < n; i++) {
+    double x = energy ? r[i].energy : r[i].time;
+    if (isnan(x))
+      continue;
+    if (k == 0 || x < v[imin])
+      imin = k;
+    if (k == 0 || x > v[imax])
+      imax = k;
+    v[k++] = x;
+  }
+  o = stats(v, k);
+  free(v);
+  if (k == 0) {
+    json_object_set_new(o, "min_node", json_null());
+    json_object_set_new(o, "max_node", json_null());
+    return o;
+  }
+  /* imin and imax count among the nodes with the figure. */
+  for (size_t i = 0, j = 0; i < n; i++) {
+    double x = energy ? r[i].energy : r[i].time;
+    if (isnan(x))
+      continue;
+    if (j == imin)
+      json_object_set_new(o, "min_node", json_string(r[i].name));
+    if (j == imax)
+      json_object_set_new(o, "max_node", json_string(r[i].name));
+    j++;
+  }
+  return o;
+}
+
+static int by_first(const void *a, const void *b)
+{
+  json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+  double fx = json_number_value(json_object_get(x, "first_s"));
+  double fy = json_number_value(json_object_get(y, "first_s"));
+
+  if (fx != fy)
+    return (fx > fy) - (fx < fy);
+  return strcmp(json_string_value(json_object_get(x, "name")),
+                json_string_value(json_object_get(y, "name")));
+}
+
+/* The job's regions from the node records of the n spools v (in the
+ * order of nodes): merged by name as pmon_finalize() merges them (pairs
+ * and unclosed add up, time the longest, energy and power summed over
+ * the nodes that measured them, coverage the least), in order of first
+ * use.  A spool whose regions are not well formed gives one line and
+ * none of them, and counts in *bad. */
+static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
+                           size_t *left_out, size_t *bad) {
+  json_t *byname = json_object(), *out = json_array(), *rec, *list;
+  json_int_t max = json_integer_value(
+    json_object_get(json_object_get(v[0].doc, "job"), "region_nodes"));
+  size_t nrec, i, k, j;
+  const char *key;
+  json_t **sorted;
+
+  if (!json_is_integer(json_object_get(json_object_get(v[0].doc, "job"),
+                                       "region_nodes")))
+    max = 32; /* PMON_REGION_NODES' default */
+  *left_out = 0;
+  for (i = 0; i < n; i++) {
+    json_t *regs = json_object_get(v[i].doc, "regions");
+    json_t *lo = json_object_get(v[i].doc, "regions_left_out");
+    const char *file = json_string_value(json_object_get(v[i].doc, "file"));
+
+    if (regs == NULL)
+      continue;
+    if (json_is_integer(lo) && json_integer_value(lo) > 0)
+      *left_out += (size_t)json_integer_value(lo);
+    for (k = 0; json_is_array(regs) && k < json_array_size(regs); k++)
+      if (!region_ok(json_array_get(regs, k)))
+        break;
+    if (!json_is_array(regs) || k < json_array_size(regs)) {
+      complain(0, "%s: its regions are not well formed (record %zu): "
+               "left out", file, k);
+      (*bad)++;
+      continue;
+    }
+    json_array_foreach(regs, k, rec) {
+      const char *name = json_string_value(json_object_get(rec, "name"));
+      json_t *per = json_object_get(byname, name);
+
+      if (per == NULL) {
+        per = json_array();
+        json_object_set_new(byname, name, per);
+      }
+      json_array_append_new(per, json_pack("[I,O]", (json_int_t)i, rec));
+    }
+  }
+  sorted = report_xcalloc(json_object_size(byname) + 1, sizeof *sorted);
+  nrec = 0;
+  json_object_foreach(byname, key, list) {
+    size_t m = json_array_size(list), without = 0;
+    struct rnode *r = report_xcalloc(m, sizeof *r);
+    double energy = 0, power = 0, cover = INFINITY, time = 0, first = INFINITY;
+    json_int_t count = 0, unclosed = 0;
+    int measured = 0;
+    json_t *o, *nl;
+
+    for (j = 0; j < m; j++) {
+      json_t *pair = json_array_get(list, j);
+      double e, p, c;
+      r[j].node = (size_t)json_integer_value(json_array_get(pair, 0));
+      r[j].rec = rec = json_array_get(pair, 1);
+      r[j].name = json_string_value(
+        json_object_get(json_array_get(nodes, r[j].node), "name"));
+      num_or_nan(rec, "time_s", &r[j].time);
+      num_or_nan(rec, "energy_j", &e);
+      num_or_nan(rec, "power_w", &p);
+      num_or_nan(rec, "coverage", &c);
+      r[j].energy = e;
+      count += json_integer_value(json_object_get(rec, "count"));
+      unclosed += json_integer_value(json_object_get(rec, "unclosed"));
+      time = r[j].time > time ? r[j].time : time;
+      if (json_number_value(json_object_get(rec, "first_s")) < first)
+        first = json_number_value(json_object_get(rec, "first_s"));
+      if (isnan(e)) {
+        without++;
+        continue;
+      }
+      measured = 1;
+      energy += e;
+      power += isnan(p) ? 0 : p;
+      if (!isnan(c) && c < cover)
+        cover = c;
+    }
+    o = json_pack("{s:s, s:I, s:f, s:o, s:o, s:o, s:I, s:f, s:I, "
+                  "s:{s:I, s:o, s:o}}",
+                  "name", key, "count", count, "time_s", time, "energy_j",
+                  measured ? json_real(energy) : json_null(), "power_w",
+                  measured ? json_real(power) : json_null(), "coverage",
+                  measured && isfinite(cover) ? json_real(cover) : json_null(),
+                  "unclosed", unclosed, "first_s", first,
+                  "nodes_without_energy", (json_int_t)without, "node_stats",
+                  "nodes", (json_int_t)m, "energy_j", node_stat(r, m, 1),
+                  "time_s", node_stat(r, m, 0));
+    if (o != NULL && (json_int_t)m <= max) {
+      nl = json_array();
+      for (j = 0; j < m; j++)
+        json_array_append_new(
+          nl, json_pack("{s:s?, s:O, s:O, s:O, s:O, s:O, s:O}", "name",
+                        r[j].name, "count", json_object_get(r[j].rec, "count"),
+                        "time_s", json_object_get(r[j].rec, "time_s"),
+                        "energy_j", json_object_get(r[j].rec, "energy_j"),
+                        "power_w", json_object_get(r[j].rec, "power_w"),
+                        "coverage", json_object_get(r[j].rec, "coverage"),
+                        "rank", json_object_get(r[j].rec, "rank")));
+      json_object_set_new(o, "nodes", nl);
+    }
+    free(r);
+    if (o != NULL)
+      sorted[nrec++] = o;
+  }
+  qsort(sorted, nrec, sizeof *sorted, by_first);
+  for (i = 0; i < nrec; i++)
+    json_array_append_new(out, sorted[i]);
+  free(sorted);
+  json_decref(byname);
+  return out;
+}
+
+/* MPI-IO: the job's figures from the nodes' (lib/io.c, pmon__io_job(),
+ * does the same at finalize). */
+static const char *const io_counts[] = {"bytes_read", "bytes_written",
+                                        "reads",      "writes",
+                                        "meta_ops",   "ops",
+                                        "errors"};
+#define IO_NCOUNTS (sizeof io_counts / sizeof io_counts[0])
+
+static json_int_t iget(json_t *o, const char *key) {
+  return json_integer_value(json_object_get(o, key));
+}
+
+static double rget(json_t *o, const char *key) {
+  return json_number_value(json_object_get(o, key));
+}
+
+static double ratio(double a, double b) {
+  return b > 0 && isfinite(a) && isfinite(b) ? a / b : NAN;
+}
+
+static json_t *num(double v) {
+  return isfinite(v) ? json_real(v) : json_null();
+}
+
+static int busiest(const void *a, const void *b) {
+  json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+  json_int_t bx = iget(x, "bytes_read") + iget(x, "bytes_written");
+  json_int_t by = iget(y, "bytes_read") + iget(y, "bytes_written");
+  if (bx != by)
+    return bx < by ? 1 : -1;
+  if (iget(x, "ops") != iget(y, "ops"))
+    return iget(x, "ops") < iget(y, "ops") ? 1 : -1;
+  return strcmp(json_string_value(json_object_get(x, "name")),
+                json_string_value(json_object_get(y, "name")));
+}
+
+/* The files of the spools' node records ("io_files") merged by name (counts and ranks
+ * add up, time the longest), the busiest max of them; *omitted the rest. */
+static json_t *io_files(struct spool *v, size_t n, json_int_t max,
+                        json_int_t *omitted) {
+  json_t *byname = json_object(), *out = json_array(), *f, *o, **all;
+  const char *key;
+  size_t i, k, nall;
+
+  for (i = 0; i < n; i++)
+    json_array_foreach(json_object_get(json_object_get(v[i].doc, "node"),
+                                       "io_files"), k, f) {
+      const char *name = json_string_value(json_object_get(f, "name"));
+      if (name == NULL)
+        continue;
+      if ((o = json_object_get(byname, name)) == NULL) {
+        o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I}",
+                      "name", name, "bytes_read", (json_int_t)0,
+                      "bytes_written", (json_int_t)0, "reads", (json_int_t)0,
+                      "writes", (json_int_t)0, "meta_ops", (json_int_t)0,
+                      "ops", (json_int_t)0, "time_s", 0.0, "ranks",
+                      (json_int_t)0);
+        json_object_set_new(byname, name, o);
+      }
+      for (size_t c = 0; c < IO_NCOUNTS; c++)
+        if (json_object_get(o, io_counts[c]) != NULL)
+          json_object_set_new(o, io_counts[c],
+                              json_integer(iget(o, io_counts[c]) +
+                                           iget(f, io_counts[c])));
+      if (rget(f, "time_s") > rget(o, "time_s"))
+        json_object_set_new(o, "time_s", json_real(rget(f, "time_s")));
+      json_object_set_new(o, "ranks",
+                          json_integer(iget(o, "ranks") + iget(f, "ranks")));
+    }
+  nall = json_object_size(byname);
+  all = report_xcalloc(nall + 1, sizeof *all);
+  i = 0;
+  json_object_foreach(byname, key, o)
+    all[i++] = o;
+  qsort(all, nall, sizeof *all, busiest);
+  for (i = 0; i < nall && (json_int_t)i < max; i++)
+    json_array_append(out, all[i]);
+  *omitted = (json_int_t)(nall - json_array_size(out));
+  free(all);
+  json_decref(byname);
+  return out;
+}
+
+/* The job's "io" from the node records (null when none counted I/O), as
+ * the report's: rates per joule only when every node measured its I/O
+ * energy. */
+static json_t *job_io(struct spool *v, size_t n, json_t *nodes) {
+  json_int_t counts[IO_NCOUNTS] = {0}, phases = 0, no_energy = 0, omitted;
+  json_int_t node_omitted = 0, max;
+  double time_s = 0, ptime = 0, energy = 0, power = 0, gap_s = 0, mb, emb;
+  double epw;
+  int any = 0, measured = 0, est = 0;
+  json_t *node, *o, *job0 = json_object_get(v[0].doc, "job");
+  size_t i;
+
+  json_array_foreach(nodes, i, node) {
+    json_t *r = json_object_get(node, "io");
+    if (!json_is_object(r))
+      continue;
+    any = 1;
+    for (size_t c = 0; c < IO_NCOUNTS; c++)
+      counts[c] += iget(r, io_counts[c]);
+    time_s = rget(r, "time_s") > time_s ? rget(r, "time_s") : time_s;
+    ptime = rget(r, "phase_time_s") > ptime ? rget(r, "phase_time_s") : ptime;
+    gap_s = rget(r, "gap_s") > gap_s ? rget(r, "gap_s") : gap_s;
+    phases += iget(r, "phases");
+    node_omitted += iget(r, "files_omitted");
+    json_object_del(r, "files_omitted");
+    if (json_is_number(json_object_get(r, "energy_j"))) {
+      measured = 1;
+      energy += rget(r, "energy_j");
+      if (json_is_number(json_object_get(r, "power_w")))
+        power += rget(r, "power_w");
+      est |= json_is_true(json_object_get(node, "estimated"));
+    } else {
+      no_energy++;
+    }
+  }
+  if (!any)
+    return json_null();
+  if (!measured)
+    energy = power = NAN;
+  emb = no_energy > 0 ? NAN : energy;
+  epw = no_energy > 0 ? NAN : power;
+  mb = (double)(counts[0] + counts[1]) / 1e6;
+  o = json_pack("{s:f}", "gap_s", gap_s);
+  for (size_t c = 0; c < IO_NCOUNTS; c++)
+    json_object_set_new(o, io_counts[c], json_integer(counts[c]));
+  max = json_is_integer(json_object_get(job0, "io_files"))
+          ? iget(job0, "io_files") : 32; /* PMON_IO_FILES' default */
+  json_object_set_new(o, "time_s", json_real(time_s));
+  json_object_set_new(o, "phases", json_integer(phases));
+  json_object_set_new(o, "phase_time_s", json_real(ptime));
+  json_object_set_new(o, "energy_j", num(energy));
+  json_object_set_new(o, "power_w", num(power));
+  json_object_set_new(o, "mb_per_s", num(ratio(mb, time_s)));
+  json_object_set_new(o, "mb_per_j", num(ratio(mb, emb)));
+  json_object_set_new(o, "mb_per_s_per_w", num(ratio(ratio(mb, time_s), epw)));
+  json_object_set_new(o, "j_per_byte", num(ratio(emb, mb * 1e6)));
+  json_object_set_new(o, "estimated", json_boolean(est));
+  json_object_set_new(o, "nodes_without_energy", json_integer(no_energy));
+  json_object_set_new(o, "files", io_files(v, n, max, &omitted));
+  json_object_set_new(o, "files_omitted", json_integer(omitted + node_omitted));
+  return o;
+}
+
 /* The report made from the n spools v (sorted by node), dir the
- * directory; NULL when it cannot be formed. */
-static json_t *assemble(struct spool *v, size_t n, const char *dir) {
+ * directory; NULL when it cannot be formed.  *bad counts the spools of
+ * which a part was left out. */
+static json_t *assemble(struct spool *v, size_t n, const char *dir,
+                        size_t *bad) {
   json_t *job0 = json_object_get(v[0].doc, "job"), *nodes = json_array();
   json_t *meters = json_array(), *seen = json_object(), *doc, *missing;
   json_t *names = json_object_get(job0, "node_names"), *covers = NULL;
+  json_t *regions;
+  size_t left_out;
   double *ev = report_xcalloc(n, sizeof *ev), *pv = report_xcalloc(n, sizeof *pv);
   double total = 0, wall = 0, known = INFINITY;
   size_t ne = 0;
@@ -195,7 +567,9 @@ static json_t *assemble(struct spool *v, size_t n, const char *dir) {
       json_t *parsed = json_loads(json_string_value(tl), 0, NULL);
       json_object_set_new(rec, "timeline", parsed ? parsed : json_null());
     }
-    json_object_set_new(rec, "io", json_null());
+    if (!json_is_object(json_object_get(rec, "io")))
+      json_object_set_new(rec, "io", json_null());
+    json_object_del(rec, "io_files"); /* into the job's (job_io()) */
     json_object_set_new(rec, "known_until_s", json_real(k));
     json_array_foreach(json_object_get(rec, "meters"), j, m) {
       const char *spec = json_string_value(json_object_get(m, "spec"));
@@ -283,9 +657,15 @@ static json_t *assemble(struct spool *v, size_t n, const char *dir) {
               json_is_number(json_object_get(job0, "interval_s"))
                 ? json_deep_copy(json_object_get(job0, "interval_s"))
                 : json_null(),
-              "not_recovered", "regions and MPI-IO figures"));
+              "not_recovered",
+              "each rank's regions and MPI-IO calls since it last "
+              "published them, at most one spool interval before"));
+  json_object_set_new(doc, "io", job_io(v, n, nodes));
   json_object_set_new(doc, "nodes", nodes);
-  json_object_set_new(doc, "regions", json_array());
+  regions = job_regions(v, n, nodes, &left_out, bad);
+  json_object_set_new(json_object_get(doc, "rebuilt"), "regions_left_out",
+                      json_integer((json_int_t)left_out));
+  json_object_set_new(doc, "regions", regions);
   return doc;
 }
 
@@ -403,7 +783,7 @@ int report_rebuild(int argc, char **argv) {
         *p = '_';
     out = def;
   }
-  doc = assemble(v, n, dir);
+  doc = assemble(v, n, dir, &bad);
   for (size_t i = 0; i < n; i++)
     json_decref(v[i].doc);
   free(v);

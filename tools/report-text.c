@@ -632,9 +632,12 @@ void report_text(FILE *out, const struct report *r, unsigned sections,
     TEXT_TABLE(out, region_cols, sorted, r->nregions);
     for (size_t i = 0; i < r->nregions; i++)
       if (sorted[i].unclosed > 0)
-        fprintf(out, "note: region '%s' was still open at finalize %.0f "
-                "time(s) and was closed there\n",
-                sorted[i].name ? sorted[i].name : "-", sorted[i].unclosed);
+        fprintf(out, "note: region '%s' was still open %s %.0f time(s) "
+                "and was closed there\n",
+                sorted[i].name ? sorted[i].name : "-",
+                r->complete == 0 ? "when the job was last known"
+                                 : "at finalize",
+                sorted[i].unclosed);
     for (size_t i = 0; i < r->nregions; i++)
       if (sorted[i].coverage < 0.995) /* false for NAN */
         fprintf(out, "note: region '%s' was measured over %.0f%% of its "
