@@ -352,6 +352,9 @@ void pmon__io_free(void);
 #define PMON_REGION_NODES_DEFAULT 32
 #define PMON_REGION_NODES_MAX 1000000
 int pmon__regions_config(void);
+/* The layout of the region blocks, from the node-shared segment: once it
+ * is set up, in every rank. */
+void pmon__regions_layout(void);
 long pmon__regions_limit(void);
 int pmon__regions_list_max(void);
 /* Whether this process said, when it happened, that it folded names. */

@@ -261,6 +261,7 @@ static int init_locked(int by_preload)
   atomic_thread_fence(memory_order_seq_cst);
   node_barrier();
   g->t_init_ns = g->sh->t_init_ns;
+  pmon__regions_layout(); /* the segment is whole now */
   if (g->rank == 0)
     job_id();
   if (g->mpi) {

@@ -221,10 +221,10 @@ int pmon__regions_said_folding(void)
   return names.said;
 }
 
-/* The layout of a region block from the node's meters: when the
- * process's first region thread is made, or the leader's spool first
- * reads the slots (threads lock held), so that every later thread sees
- * it. */
+/* The layout of a region block from the node's meters: at init, once
+ * the node-shared segment is set up (pmon__regions_layout()), or when the
+ * process's first region thread is made (threads lock held), so that
+ * every later thread sees it. */
 static void layout(void)
 {
   const struct pmon_shared *sh = pmon__g.sh;
@@ -244,6 +244,13 @@ static void layout(void)
                (size_t)lay.nmeters * sizeof(struct rmeter);
   lay.off_e = lay.off_ae + nch * sizeof(double);
   lay.off_name = lay.off_e + nch * sizeof(double);
+}
+
+void pmon__regions_layout(void)
+{
+  pthread_mutex_lock(&pmon__g.threads_lock);
+  layout();
+  pthread_mutex_unlock(&pmon__g.threads_lock);
 }
 
 static struct region *rset_find(const struct rset *s, const char *name,
@@ -358,6 +365,8 @@ static struct pmon_thread *this_thread(void)
   if ((t = calloc(1, sizeof *t)) == NULL)
     return NULL;
   t->stack_cap = 16;
+  if (pmon__g.pub == NULL)
+    t->pub_due = UINT64_MAX; /* no spool: never due */
   if (rset_reserve(&t->regions) != 0 ||
       (t->stack = malloc(t->stack_cap * sizeof *t->stack)) == NULL) {
     free(t->regions.slot);
@@ -728,7 +737,7 @@ int pmon__region_begin(const char *name)
       r->first_ns = now;
     r->t_begin = now;
     boundary(r, -1.0, now, seq);
-    if (now >= t->pub_due && pmon__g.pub != NULL)
+    if (now >= t->pub_due)
       publish(t, now);
   }
   t->stack[t->depth].r = r;
@@ -797,7 +806,7 @@ int pmon__region_end(const char *name)
     r->last_end = now;
     r->time_ns += now - r->t_begin;
     boundary(r, 1.0, now, seq);
-    if (now >= t->pub_due && pmon__g.pub != NULL)
+    if (now >= t->pub_due)
       publish(t, now);
   } else if (r->other) {
     r->count++; /* a folded pair inside another */
@@ -954,50 +963,61 @@ int pmon__regions_table(struct pmon_rtab *tab)
  * The spool's side: what a rank published, made into figures as
  * pmon_finalize() would make them at the node's latest sample.
  *
- * Each block is resolved on its copy against the timeline as far as
- * SEQ[m], the samples published when the writing began.  A bucket with no
- * sample after it yet holds boundaries after the latest sample: they are
- * taken at that sample's energy and measured time (the node is known up
- * to there, no further), so pairs wholly after it count with no energy and
- * no measured time, and their coverage says so.  A region still open is
- * closed at the latest sample, as pmon_finalize() would close it then, and
- * counted as unclosed.
+ * SEQ[m] and LAST[m] are the samples published and the latest of them,
+ * read after the rank's slot was copied, so that no boundary of the copy
+ * is anchored past them.  A region still open gets an end at each meter's
+ * latest sample, as pmon_finalize() would close it there, and counts as
+ * unclosed.  Then each bucket is resolved where a sample at or after its
+ * last boundary exists; else its boundaries are after the latest sample,
+ * where the node is not known yet, and they are taken at the energy and
+ * measured time of the bucket's own sample: a pair wholly after it counts
+ * with neither (its coverage says so), one across it with none either, so
+ * that nothing is counted beyond what was measured.
  */
 static void settle(struct region *r, const uint64_t *seq,
                    const struct pmon_tl_sample *last, uint64_t known_ns)
 {
+  if (r->depth > 0) {
+    for (int m = 0; m < lay.nmeters; m++) {
+      struct rmeter *b = &rm_of(r)[m];
+      uint64_t t = last[m].t_ns;
+
+      if (seq[m] == 0) {
+        r->unresolved++;
+        continue;
+      }
+      if (!(r->used & (1u << m))) { /* an end right at a sample */
+        for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
+          e_of(r)[lay.choff[m] + c] += last[m].e[c];
+        b->covered += (double)last[m].covered_ns * 1e-9;
+        continue;
+      }
+      b->s0 += 1.0;
+      b->s1 += t > b->a_t ? (double)(t - b->a_t) * 1e-9 : 0;
+      b->t_max = t > b->t_max ? t : b->t_max;
+    }
+    r->time_ns += known_ns > r->t_begin ? known_ns - r->t_begin : 0;
+    r->unclosed += r->other ? r->depth : 1;
+    known_ns = known_ns > r->t_begin ? known_ns : r->t_begin;
+    if (r->outer++ == 0)
+      r->first_end = known_ns;
+    r->last_begin = r->t_begin;
+    r->last_end = known_ns;
+  }
   for (int m = 0; m < lay.nmeters; m++) {
     struct rmeter *b = &rm_of(r)[m];
     int nch = lay.choff[m + 1] - lay.choff[m];
 
     if (!(r->used & (1u << m)))
       continue;
-    if (seq[m] > b->anchor + 1 && resolve_upto(r, m, seq[m]) == 0)
+    if (seq[m] > b->anchor + 1 && last[m].t_ns >= b->t_max &&
+        resolve_upto(r, m, seq[m]) == 0)
       continue;
     for (int c = 0; c < nch; c++)
       e_of(r)[lay.choff[m] + c] += b->s0 * ae_of(r)[lay.choff[m] + c];
     b->covered += b->s0 * (double)b->a_cov * 1e-9;
     r->used &= (uint16_t)~(1u << m);
   }
-  if (r->depth == 0)
-    return;
-  for (int m = 0; m < lay.nmeters; m++) {
-    int nch = lay.choff[m + 1] - lay.choff[m];
-
-    if (seq[m] == 0) {
-      r->unresolved++;
-      continue;
-    }
-    for (int c = 0; c < nch; c++)
-      e_of(r)[lay.choff[m] + c] += last[m].e[c];
-    rm_of(r)[m].covered += (double)last[m].covered_ns * 1e-9;
-  }
-  r->time_ns += known_ns > r->t_begin ? known_ns - r->t_begin : 0;
-  r->unclosed += r->other ? r->depth : 1;
-  if (r->outer++ == 0)
-    r->first_end = known_ns;
-  r->last_begin = r->t_begin;
-  r->last_end = known_ns;
 }
 
 /* Copies slot P into BUF (PUB_DATA bytes) as the rank last wrote it
@@ -1041,11 +1061,11 @@ static int rank_regions(struct pmon_rtab *node, char *buf, size_t len,
                         int rank, const uint64_t *seq,
                         const struct pmon_tl_sample *last, uint64_t known_ns)
 {
-  struct pub_chunk *ch[64];
+  struct pub_chunk **ch;
   struct pmon_rtab tab;
   uint64_t iolen;
-  size_t off;
-  int n = 0, rc = 0;
+  size_t off, n = 0;
+  int rc = 0;
 
   /* The I/O text first (pmon__regions_spool() has read it). */
   if (len < 8)
@@ -1055,18 +1075,22 @@ static int rank_regions(struct pmon_rtab *node, char *buf, size_t len,
     return -1;
   off = 8 + ALIGN8(iolen);
 
-  /* Its chunks, in thread order (64 threads at most are read). */
-  while (off + sizeof(struct pub_chunk) <= len && n < 64) {
+  /* Its chunks, in thread order: the first thread measures. */
+  if ((ch = malloc((len / sizeof(struct pub_chunk) + 1) * sizeof *ch)) == NULL)
+    return -1;
+  while (off + sizeof(struct pub_chunk) <= len) {
     struct pub_chunk *c = (struct pub_chunk *)(buf + off);
 
-    if (c->bytes > len - off - sizeof *c)
+    if (c->bytes > len - off - sizeof *c || c->bytes % 8 != 0) {
+      free(ch);
       return -1;
+    }
     ch[n++] = c;
     off += sizeof *c + c->bytes;
   }
-  qsort(ch, (size_t)n, sizeof *ch, by_thread);
+  qsort(ch, n, sizeof *ch, by_thread);
   pmon__rtab_init(&tab, PMON_RT_NODE, node->list_max);
-  for (int i = 0; i < n && rc == 0; i++) {
+  for (size_t i = 0; i < n && rc == 0; i++) {
     char *p = (char *)(ch[i] + 1), *end = p + ch[i]->bytes;
 
     for (uint32_t k = 0; k < ch[i]->n; k++) {
@@ -1084,6 +1108,7 @@ static int rank_regions(struct pmon_rtab *node, char *buf, size_t len,
       table_add(&tab, r, rank);
     }
   }
+  free(ch);
   own_time(&tab);
   for (size_t k = 0; k < tab.cap && rc == 0; k++)
     if (tab.slot[k] != NULL)
@@ -1094,7 +1119,7 @@ static int rank_regions(struct pmon_rtab *node, char *buf, size_t len,
 
 static json_t *num_or_null(double v)
 {
-  return isnan(v) ? json_null() : json_real(v);
+  return isfinite(v) ? json_real(v) : json_null();
 }
 
 int pmon__regions_spool(struct pmon_rtab *node, unsigned long *left_out,
@@ -1109,23 +1134,11 @@ int pmon__regions_spool(struct pmon_rtab *node, unsigned long *left_out,
   *left_out = 0;
   *unread = 0;
   *io_ranks = json_array();
-  if (g->pubs == NULL || sh == NULL)
+  /* The layout was made at init (pmon__regions_layout()): no lock that
+   * an application thread may hold, since SIGTERM's writing waits for
+   * this thread. */
+  if (g->pubs == NULL || sh == NULL || !lay.done)
     return 0;
-  pthread_mutex_lock(&g->threads_lock);
-  layout();
-  pthread_mutex_unlock(&g->threads_lock);
-  /* The samples known now; the node is known up to the node total's
-   * latest (the latest of any meter when it has none). */
-  for (int m = 0; m < lay.nmeters; m++) {
-    seq[m] = pmon__tl_seq(&sh->tl[m]);
-    if (seq[m] == 0 || pmon__tl_get(&sh->tl[m], seq[m] - 1, &last[m]) != 0)
-      seq[m] = 0; /* treated as no sample yet */
-    else if (m == sh->total_meter ||
-             (sh->total_meter < 0 && last[m].t_ns > known_ns))
-      known_ns = last[m].t_ns;
-  }
-  if (known_ns == 0)
-    known_ns = pmon__now_ns();
   if ((buf = malloc(PUB_DATA)) == NULL)
     return PMON_ENOMEM;
   for (int i = 0; i < g->local_size; i++) {
@@ -1135,11 +1148,26 @@ int pmon__regions_spool(struct pmon_rtab *node, unsigned long *left_out,
     uint64_t iolen;
     json_t *o;
 
-    if (g->pubs[i] == NULL)
+    if (g->pubs[i] == NULL || (len = read_slot(g->pubs[i], buf, &rank,
+                                               &left)) < 0) {
+      *unread += g->pubs[i] != NULL;
       continue;
-    len = read_slot(g->pubs[i], buf, &rank, &left);
-    if (len < 0 ||
-        rank_regions(node, buf, (size_t)len, rank, seq, last, known_ns) != 0) {
+    }
+    /* The samples published now, after the copy: none of its boundaries
+     * is anchored past them.  The node is known up to the node total's
+     * latest (the latest of any meter when it has none). */
+    known_ns = 0;
+    for (int m = 0; m < lay.nmeters; m++) {
+      seq[m] = pmon__tl_seq(&sh->tl[m]);
+      if (seq[m] == 0 || pmon__tl_get(&sh->tl[m], seq[m] - 1, &last[m]) != 0)
+        seq[m] = 0; /* treated as no sample yet */
+      else if (m == sh->total_meter ||
+               (sh->total_meter < 0 && last[m].t_ns > known_ns))
+        known_ns = last[m].t_ns;
+    }
+    if (known_ns == 0)
+      known_ns = pmon__now_ns();
+    if (rank_regions(node, buf, (size_t)len, rank, seq, last, known_ns) != 0) {
       (*unread)++;
       continue;
     }
