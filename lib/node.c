@@ -137,8 +137,9 @@ int pmon__node_share(void)
   /* Each rank's slot for the spool follows, while it keeps one. */
   head = g->leader ? (size + 63) & ~(size_t)63 : 0;
   slot = pmon__spool_interval() > 0 ? PMON_PUB_BYTES : 0;
-  if (g->leader &&
-      (g->pubs = calloc((size_t)g->local_size, sizeof *g->pubs)) == NULL)
+  if (g->leader && (g->pubs = calloc(g->local_size > 1 ? (size_t)g->local_size
+                                                       : 1,
+                                     sizeof *g->pubs)) == NULL)
     return pmon__fail(PMON_ENOMEM, "node: out of memory");
   if (g->mpi) {
     MPI_Aint sz;
