@@ -752,7 +752,7 @@ static int get(struct eaton_priv *ep, const struct eaton_oid *const *oids,
       return rc;
     }
     vb = resp->variables;
-    for (int j = 0; j < k && rc == 0; j++, vb = vb->next_variable) {
+    for (int j = 0; j < k && rc == 0; j++) {
       char want[200], got[200];
 
       if (vb == NULL)
@@ -769,6 +769,8 @@ static int get(struct eaton_priv *ep, const struct eaton_oid *const *oids,
                         oid_text(ask[j]->id, ask[j]->len, want, sizeof want));
       else
         take(vb, &val[map[j]]);
+      if (vb != NULL) /* an answer may hold fewer values than asked */
+        vb = vb->next_variable;
     }
     if (rc == 0 && vb != NULL)
       rc = pmon__fail(PMON_EFORMAT,

@@ -321,9 +321,24 @@ static int check_format(struct reader *rd, json_t *root, long long *version) {
  * node, and fills r->io and the io of r->nodes.  Either may be absent or
  * null (an older report, or a job without interception): its figures are
  * then NAN, and r->has_io stays 0 when all of them are. */
-static int load_io(struct reader *rd, struct report *r, json_t *nodes) {
-  json_t *io, *files, *nio;
+/* Node i's io record. */
+static int load_node_io(struct reader *rd, struct report *r, json_t *nodes,
+                        size_t i) {
   char where[48], path[48];
+  json_t *nio;
+
+  snprintf(where, sizeof where, "nodes[%zu]", i);
+  snprintf(path, sizeof path, "nodes[%zu].io", i);
+  if (get_child(rd, json_array_get(nodes, i), where, "io", JSON_OBJECT,
+                &nio) ||
+      LOAD_FIELDS(rd, nio, path, nodeio_fields, &r->nodes[i].io))
+    return -1;
+  r->has_io |= nio != NULL;
+  return 0;
+}
+
+static int load_io(struct reader *rd, struct report *r, json_t *nodes) {
+  json_t *io, *files;
 
   if (get_child(rd, r->root, "", "io", JSON_OBJECT, &io) ||
       LOAD_FIELDS(rd, io, "io", io_fields, &r->io) ||
@@ -334,15 +349,9 @@ static int load_io(struct reader *rd, struct report *r, json_t *nodes) {
   r->io.files = report_xcalloc(r->io.nfiles, sizeof *r->io.files);
   if (LOAD_LIST(rd, files, "io.files", iofile_fields, r->io.files))
     return -1;
-  for (size_t i = 0; i < r->nnodes; i++) {
-    snprintf(where, sizeof where, "nodes[%zu]", i);
-    snprintf(path, sizeof path, "nodes[%zu].io", i);
-    if (get_child(rd, json_array_get(nodes, i), where, "io", JSON_OBJECT,
-                  &nio) ||
-        LOAD_FIELDS(rd, nio, path, nodeio_fields, &r->nodes[i].io))
+  for (size_t i = 0; i < r->nnodes; i++)
+    if (load_node_io(rd, r, nodes, i))
       return -1;
-    r->has_io |= nio != NULL;
-  }
   return 0;
 }
 
@@ -560,6 +569,28 @@ const char *report_tag(const struct report *r, const char *key) {
 }
 
 /* Checks the document of r->root and fills the rest of r from it. */
+/* Node i's events (into r->events, which has room) and timeline; its
+ * scalar keys were loaded with the list of nodes. */
+static int load_node(struct reader *rd, struct report *r, json_t *nodes,
+                     size_t i) {
+  struct event *ev = &r->events[r->nevents];
+  char path[96];
+  json_t *arr;
+
+  if (get_inner(rd, nodes, "nodes", i, "events", path, &arr) ||
+      LOAD_LIST(rd, arr, path, event_fields, ev))
+    return -1;
+  for (size_t j = 0; j < json_array_size(arr); j++) {
+    ev[j].node = r->nodes[i].name;
+    ev[j].node_index = i;
+  }
+  r->nodes[i].nevents = (double)json_array_size(arr);
+  r->nevents += json_array_size(arr);
+  if (r->nodes[i].estimated > 0)
+    r->estimated = 1; /* Say so even if the writer forgot to. */
+  return load_timeline(rd, r, nodes, i);
+}
+
 static int load_report(struct reader *rd, struct report *r) {
   static const char *const stat_keys[2] = {"node_energy_j", "node_power_w"};
   json_t *job, *meters, *nodes, *regions, *stats, *s, *arr;
@@ -597,22 +628,9 @@ static int load_report(struct reader *rd, struct report *r) {
   r->events = report_xcalloc(count_inner(nodes, "events"), sizeof *r->events);
   if (LOAD_LIST(rd, nodes, "nodes", node_fields, r->nodes))
     return -1;
-  for (size_t i = 0; i < r->nnodes; i++) {
-    struct event *ev = &r->events[r->nevents];
-    if (get_inner(rd, nodes, "nodes", i, "events", path, &arr) ||
-        LOAD_LIST(rd, arr, path, event_fields, ev))
+  for (size_t i = 0; i < r->nnodes; i++)
+    if (load_node(rd, r, nodes, i))
       return -1;
-    for (size_t j = 0; j < json_array_size(arr); j++) {
-      ev[j].node = r->nodes[i].name;
-      ev[j].node_index = i;
-    }
-    r->nodes[i].nevents = (double)json_array_size(arr);
-    r->nevents += json_array_size(arr);
-    if (r->nodes[i].estimated > 0)
-      r->estimated = 1; /* Say so even if the writer forgot to. */
-    if (load_timeline(rd, r, nodes, i))
-      return -1;
-  }
 
   r->nregions = json_array_size(regions);
   r->regions = report_xcalloc(r->nregions, sizeof *r->regions);
@@ -648,6 +666,39 @@ void report_free(struct report *r) {
   free(r->regions);
   free(r->io.files);
   memset(r, 0, sizeof *r);
+}
+
+int report_check_node(json_t *node, char *why, size_t size) {
+  struct reader rd = {{0}};
+  struct report r;
+  json_t *nodes = json_array();
+  int rc;
+
+  memset(&r, 0, sizeof r);
+  json_array_append(nodes, node);
+  r.nnodes = 1;
+  r.nodes = report_xcalloc(1, sizeof *r.nodes);
+  r.events = report_xcalloc(count_inner(nodes, "events"), sizeof *r.events);
+  rc = LOAD_LIST(&rd, nodes, "nodes", node_fields, r.nodes) ||
+       load_node(&rd, &r, nodes, 0) || load_node_io(&rd, &r, nodes, 0);
+  json_decref(nodes);
+  report_free(&r);
+  if (why != NULL)
+    snprintf(why, size, "%s", rc ? rd.err : "");
+  return rc ? -1 : 0;
+}
+
+int report_check(json_t *root, char *why, size_t size) {
+  struct reader rd = {{0}};
+  struct report r;
+  int rc;
+
+  memset(&r, 0, sizeof r);
+  r.root = json_incref(root);
+  rc = load_report(&rd, &r);
+  report_free(&r);
+  snprintf(why, size, "%s", rc ? rd.err : "");
+  return rc ? -1 : 0;
 }
 
 int report_open(const char *path, const char *name, struct report *r) {

@@ -85,13 +85,16 @@ static int is_span(json_t *v)
 
 /* Reads and checks the spool at path into *s: a regular file (a link, a
  * FIFO or a device is not followed), of a size a spool can have, whose
- * job and node hold what the report is made of.  Returns 0, or -1 after
- * one line naming the file. */
+ * job and node hold what the report is made of.  Returns 0; 1 when it was
+ * read with a damaged part left out; or -1 after one line naming the
+ * file. */
 static int read_spool(const char *path, struct spool *s)
 {
   json_error_t err;
   json_t *doc, *v, *node, *job;
   struct stat st;
+  char why[320];
+  int damaged = 0;
   int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
   if (fd < 0)
@@ -135,9 +138,35 @@ static int read_spool(const char *path, struct spool *s)
                     "job, node, known_until_s): left out", path,
                     SPOOL_VERSION);
   }
+  /* The node's record must be one that pmon-report reads: a damaged
+   * timeline is left out (the node's figures stay), other damage leaves
+   * the spool out.  The timeline travels as text, as between the ranks. */
+  v = json_object_get(node, "timeline");
+  if (json_is_string(v)) {
+    json_t *parsed = json_loads(json_string_value(v), 0, NULL);
+
+    json_object_set_new(node, "timeline", parsed ? parsed : json_null());
+  }
+  if (report_check_node(node, why, sizeof why) != 0) {
+    const char *w = strncmp(why, "bad report: ", 12) == 0 ? why + 12 : why;
+
+    if (json_is_null(json_object_get(node, "timeline")) ||
+        json_object_get(node, "timeline") == NULL) {
+      json_decref(doc);
+      return complain(-1, "%s: damaged: %s: left out", path, w);
+    }
+    json_object_set_new(node, "timeline", json_null());
+    if (report_check_node(node, NULL, 0) != 0) {
+      json_decref(doc);
+      return complain(-1, "%s: damaged: %s: left out", path, w);
+    }
+    complain(0, "%s: damaged timeline: %s: the node is kept without it",
+             path, w);
+    damaged = 1;
+  }
   s->doc = doc;
   s->index = json_integer_value(json_object_get(job, "node_index"));
-  return 0;
+  return damaged;
 }
 
 /* min, max, mean and population standard deviation of v[0..n). */
@@ -557,16 +586,11 @@ static json_t *assemble(struct spool *v, size_t n, const char *dir,
 
   for (size_t i = 0; i < n; i++) {
     json_t *rec = json_deep_copy(json_object_get(v[i].doc, "node"));
-    json_t *tl = json_object_get(rec, "timeline"), *e, *m;
+    json_t *e, *m;
     double w = json_number_value(json_object_get(rec, "wall_s"));
     double k = json_number_value(json_object_get(v[i].doc, "known_until_s"));
     size_t j;
 
-    /* The timeline travels as text, as between the ranks. */
-    if (json_is_string(tl)) {
-      json_t *parsed = json_loads(json_string_value(tl), 0, NULL);
-      json_object_set_new(rec, "timeline", parsed ? parsed : json_null());
-    }
     if (!json_is_object(json_object_get(rec, "io")))
       json_object_set_new(rec, "io", json_null());
     json_object_del(rec, "io_files"); /* into the job's (job_io()) */
@@ -714,10 +738,10 @@ int report_rebuild(int argc, char **argv) {
     if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, d->d_name) >=
         sizeof path)
       continue;
-    if (read_spool(path, &s) != 0) {
+    if ((rc = read_spool(path, &s)) != 0)
       bad++;
+    if (rc < 0)
       continue;
-    }
     json_object_set_new(s.doc, "file", json_string(path));
     if (n == cap) {
       cap = cap ? 2 * cap : 16;
@@ -789,6 +813,12 @@ int report_rebuild(int argc, char **argv) {
   free(v);
   if (doc == NULL)
     return complain(1, "%s: cannot form the report", dir);
+  /* Never a report that pmon-report would refuse. */
+  if (report_check(doc, path, sizeof path) != 0) {
+    json_decref(doc);
+    return complain(1, "%s: the rebuilt report does not read back (%s): "
+                    "not written", dir, path);
+  }
   if ((fp = report_out_open(&ro, out)) == NULL) {
     json_decref(doc);
     return 1;
@@ -801,6 +831,6 @@ int report_rebuild(int argc, char **argv) {
     return 1;
   if (strcmp(out, "-") != 0)
     printf("rebuilt %s: %zu node%s from %s%s\n", out, n, n == 1 ? "" : "s",
-           dir, bad ? " (some spools left out)" : "");
+           dir, bad ? " (some spools left out or damaged)" : "");
   return status || bad ? 1 : 0;
 }

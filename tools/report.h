@@ -198,6 +198,12 @@ void report_file_error(const char *name, const char *msg);
  * Returns 0, or -1 after printing one error line; *r then holds nothing. */
 int report_open(const char *path, const char *name, struct report *r);
 
+/* Checks the report root as report_open() checks a file, or the record of
+ * one node, node (nodes[0] in the messages).  Returns 0, or -1 with the
+ * reason ("bad report: ...") in why (when not NULL); prints nothing. */
+int report_check(json_t *root, char *why, size_t size);
+int report_check_node(json_t *node, char *why, size_t size);
+
 /* Releases what report_open() gave r and zeroes it. */
 void report_free(struct report *r);
 

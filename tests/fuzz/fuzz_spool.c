@@ -1,0 +1,53 @@
+/*
+ * tests/fuzz/fuzz_spool.c - "pmon-report rebuild", the reader of spools:
+ * each piece of the input is one node's spool file (at most four, in a
+ * directory of their own), rebuilt as the command does.  A report that
+ * rebuild writes must be one that pmon-report reads: that is checked too,
+ * and the report printed.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  static char dir[] = "/tmp/pmon-fuzz-spool.XXXXXX";
+  static char out[sizeof dir + 16];
+  static FILE *sink;
+  struct fuzz_piece piece[4];
+  char *argv[] = {"rebuild", "-o", out, dir, NULL};
+  struct report r;
+  int n;
+
+  if (sink == NULL) {
+    if (mkdtemp(dir) == NULL || (sink = fopen("/dev/null", "w")) == NULL)
+      abort();
+    snprintf(out, sizeof out, "%s/out.json", dir);
+  }
+  n = fuzz_pieces(data, size, piece, 4);
+  for (int i = 0; i < 4; i++) {
+    char path[sizeof dir + 32];
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/node%d.spool", dir, i);
+    unlink(path);
+    if (i < n && ((f = fopen(path, "wb")) == NULL ||
+                  fwrite(piece[i].p, 1, piece[i].n, f) != piece[i].n ||
+                  fclose(f) != 0))
+      abort();
+  }
+  unlink(out);
+  report_rebuild(4, argv);
+  if (access(out, F_OK) == 0) {
+    if (report_open(out, "rebuilt", &r) != 0)
+      abort(); /* rebuild wrote a report that pmon-report refuses */
+    report_text(sink, &r, SEC_ALL, SEC_ALL);
+    report_free(&r);
+  }
+  return 0;
+}
