@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
@@ -12,7 +13,8 @@
 
 #include "beside.h"
 
-int pmon__create_beside(const char *path, char *tmp, size_t size)
+int pmon__create_new(const char *before, const char *after, char *tmp,
+                     size_t size)
 {
   static const char digits[] =
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -33,7 +35,7 @@ int pmon__create_beside(const char *path, char *tmp, size_t size)
     for (int i = 0; i < 6; i++, z /= 62)
       s[i] = digits[z % 62];
     s[6] = '\0';
-    if ((size_t)snprintf(tmp, size, "%s.tmp.%s", path, s) >= size) {
+    if ((size_t)snprintf(tmp, size, "%s%s%s", before, s, after) >= size) {
       errno = ENAMETOOLONG;
       return -1;
     }
@@ -43,4 +45,16 @@ int pmon__create_beside(const char *path, char *tmp, size_t size)
       return fd;
   }
   return -1;
+}
+
+int pmon__create_beside(const char *path, char *tmp, size_t size)
+{
+  char before[PATH_MAX + 8];
+
+  if ((size_t)snprintf(before, sizeof before, "%s.tmp.", path) >=
+      sizeof before) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  return pmon__create_new(before, "", tmp, size);
 }

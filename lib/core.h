@@ -420,8 +420,12 @@ int pmon__tree_gather(MPI_Comm comm, struct json_t *mine,
 struct json_t *pmon__node_record(struct json_t *ranks,
                                  const struct pmon_rtab *regions);
 /* Write the report of NODES (the node records, in leader order) and
- * REGIONS (the job's region records), and print the summary; rank 0. */
-int pmon__report(struct json_t *nodes, const struct pmon_rtab *regions);
+ * REGIONS (the job's region records), and print the summary; rank 0.
+ * Where PMON_OUTPUT cannot be written, one line says why and the report
+ * goes to a new file in $TMPDIR or /tmp, named in that line; PMON_EOUTPUT
+ * even then.  *SAVED: whether the report is on disk somewhere. */
+int pmon__report(struct json_t *nodes, const struct pmon_rtab *regions,
+                 int *saved);
 
 /* The node's record for the spool, as of NOW (ns): as the report's, its
  * I/O from IO_RANKS and its timeline's regions from REGIONS (what
@@ -447,5 +451,8 @@ void pmon__spool_start(void);
 void pmon__spool_stop(void);
 void pmon__spool_done(int report_written);
 void pmon__spool_rmdir(void);
+/* The job's spool directory while this node's spool file holds the job
+ * (before pmon__spool_done()), else NULL. */
+const char *pmon__spool_dir(void);
 
 #endif /* PMON_CORE_H */

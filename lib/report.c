@@ -603,9 +603,11 @@ static int write_atomically(const struct report_doc *doc, const char *path)
       return pmon__fail(PMON_EOUTPUT, "report: %s: cannot open: %s", path,
                         strerror(e));
     }
-    return dump(doc, f, 0) ? 0
-                           : pmon__fail(PMON_EOUTPUT,
-                                        "report: %s: cannot write", path);
+    errno = 0;
+    if (dump(doc, f, 0))
+      return 0;
+    return pmon__fail(PMON_EOUTPUT, "report: %s: cannot write: %s", path,
+                      strerror(errno ? errno : EIO));
   }
   if ((fd = pmon__create_beside(path, tmp, sizeof tmp)) < 0)
     return pmon__fail(PMON_EOUTPUT, "report: %s: cannot create %s.tmp.*: %s",
@@ -625,6 +627,50 @@ static int write_atomically(const struct report_doc *doc, const char *path)
     unlink(tmp);
     return pmon__fail(PMON_EOUTPUT, "report: %s: cannot write: %s", path,
                       strerror(e));
+  }
+  return 0;
+}
+
+/*
+ * The report where the one asked for could not be written: a new file
+ * $TMPDIR/pmon-JOBID-XXXXXX.json (/tmp without TMPDIR), created with
+ * O_EXCL, so that nothing in a shared directory is overwritten or
+ * followed.  Its name into NAME (the directory's, when it fails); 0, or
+ * PMON_EOUTPUT recorded.
+ */
+static int write_fallback(const struct report_doc *doc, char *name,
+                          size_t size)
+{
+  const char *dir = getenv("TMPDIR");
+  const char *id = json_string_value(
+      json_object_get(json_object_get(doc->doc, "job"), "id"));
+  char before[PATH_MAX];
+  FILE *f;
+  int fd;
+
+  if (dir == NULL || dir[0] != '/')
+    dir = "/tmp";
+  snprintf(name, size, "%s", dir);
+  snprintf(before, sizeof before, "%s/pmon-%.64s-", dir, id ? id : "job");
+  for (char *p = before + strlen(dir) + 1; *p; p++)
+    if (*p == '/' || (unsigned char)*p < 0x20)
+      *p = '_'; /* the id as a file name */
+  if ((fd = pmon__create_new(before, ".json", name, size)) < 0) {
+    int e = errno;
+
+    snprintf(name, size, "%s", dir);
+    return pmon__fail(PMON_EOUTPUT, "%s", strerror(e));
+  }
+  if ((f = fdopen(fd, "w")) == NULL) {
+    close(fd);
+    unlink(name);
+    return pmon__fail(PMON_EOUTPUT, "%s", strerror(errno));
+  }
+  if (!dump(doc, f, 1)) {
+    int e = errno;
+
+    unlink(name);
+    return pmon__fail(PMON_EOUTPUT, "%s", strerror(e ? e : EIO));
   }
   return 0;
 }
@@ -847,6 +893,11 @@ static void summary(const struct report_doc *rd, const char *path,
   coverage_summary(rd->nodes);
   if (written)
     pmon__say("report: %s", path);
+  else if (pmon__spool_dir() != NULL)
+    pmon__say("report: not written; pmon-report rebuild %s makes it from "
+              "the spool", pmon__spool_dir());
+  else
+    pmon__say("report: not written");
 }
 
 /* The job's region names: the limit, how many were folded into
@@ -864,7 +915,7 @@ static void region_names(json_t *job, const struct pmon_rtab *t)
                         json_integer((json_int_t)t->lost));
 }
 
-int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
+int pmon__report(json_t *nodes, const struct pmon_rtab *regions, int *saved)
 {
   struct report_doc rd;
   struct pmon_state *g = &pmon__g;
@@ -926,10 +977,25 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
   }
   pmon__output_path(path, sizeof path);
   rc = write_atomically(&rd, path);
-  if (rc != 0)
-    pmon__say("%s", pmon_errmsg() + strlen("pmon: "));
+  *saved = rc == 0;
+  if (rc != 0) {
+    /* Said once, with where the report went instead: the figures of a
+     * whole job are not lost to a full disk or a read-only directory. */
+    char why[512], other[PATH_MAX];
+
+    snprintf(why, sizeof why, "%s", pmon_errmsg() + strlen("pmon: "));
+    if (write_fallback(&rd, other, sizeof other) == 0) {
+      pmon__say("%s; written to %s instead", why, other);
+      snprintf(path, sizeof path, "%s", other);
+      *saved = 1;
+    } else {
+      pmon__say("%s; nor to %s: %s", why, other,
+                pmon_errmsg() + strlen("pmon: "));
+    }
+    pmon__fail(PMON_EOUTPUT, "%s", why);
+  }
   if (!g->quiet)
-    summary(&rd, path, rc == 0);
+    summary(&rd, path, *saved);
   free(rd.regions);
   json_decref(doc);
   return rc;

@@ -455,6 +455,11 @@ void pmon__spool_done(int report_written)
   sp.job = NULL;
 }
 
+const char *pmon__spool_dir(void)
+{
+  return sp.job != NULL && sp.written && sp.dir[0] != '\0' ? sp.dir : NULL;
+}
+
 void pmon__spool_rmdir(void)
 {
   if (sp.dir[0] != '\0' && !sp.keep)
