@@ -13,8 +13,8 @@
 
 #include "beside.h"
 
-int pmon__create_new(const char *before, const char *after, char *tmp,
-                     size_t size)
+int pmon__create_new(const char *before, const char *after, int mode,
+                     char *tmp, size_t size)
 {
   static const char digits[] =
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -40,7 +40,7 @@ int pmon__create_new(const char *before, const char *after, char *tmp,
       return -1;
     }
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-              0666);
+              (mode_t)mode);
     if (fd >= 0 || errno != EEXIST)
       return fd;
   }
@@ -56,5 +56,5 @@ int pmon__create_beside(const char *path, char *tmp, size_t size)
     errno = ENAMETOOLONG;
     return -1;
   }
-  return pmon__create_new(before, "", tmp, size);
+  return pmon__create_new(before, "", 0666, tmp, size);
 }

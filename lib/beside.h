@@ -19,8 +19,9 @@
 int pmon__create_beside(const char *path, char *tmp, size_t size);
 
 /* As pmon__create_beside(), the name being BEFORE, six random characters
- * and AFTER: "/tmp/pmon-JOB-" and ".json" give /tmp/pmon-JOB-x2Rf9a.json. */
-int pmon__create_new(const char *before, const char *after, char *name,
-                     size_t size);
+ * and AFTER ("/tmp/pmon-JOB-" and ".json" give /tmp/pmon-JOB-x2Rf9a.json),
+ * the mode MODE less the umask. */
+int pmon__create_new(const char *before, const char *after, int mode,
+                     char *name, size_t size);
 
 #endif /* PMON_BESIDE_H */

@@ -423,9 +423,8 @@ struct json_t *pmon__node_record(struct json_t *ranks,
  * REGIONS (the job's region records), and print the summary; rank 0.
  * Where PMON_OUTPUT cannot be written, one line says why and the report
  * goes to a new file in $TMPDIR or /tmp, named in that line; PMON_EOUTPUT
- * even then.  *SAVED: whether the report is on disk somewhere. */
-int pmon__report(struct json_t *nodes, const struct pmon_rtab *regions,
-                 int *saved);
+ * even then (and the spool stays: that file may be node-local). */
+int pmon__report(struct json_t *nodes, const struct pmon_rtab *regions);
 
 /* The node's record for the spool, as of NOW (ns): as the report's, its
  * I/O from IO_RANKS and its timeline's regions from REGIONS (what

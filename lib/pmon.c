@@ -327,7 +327,7 @@ static int regions_up(MPI_Comm comm, struct pmon_rtab *t)
 static int finalize_locked(void)
 {
   struct pmon_state *g = &pmon__g;
-  int phase = atomic_load(&g->phase), rc = 0, saved = 0;
+  int phase = atomic_load(&g->phase), rc = 0, wrote = -1;
   json_t *mine, *ranks = NULL, *nodes = NULL;
   struct pmon_rtab regions;
 
@@ -392,10 +392,10 @@ static int finalize_locked(void)
   }
   json_decref(ranks);
   if (g->rank == 0 && nodes != NULL)
-    rc = keep_first(rc, pmon__report(nodes, &regions, &saved));
+    rc = keep_first(rc, wrote = pmon__report(nodes, &regions));
   /* The spool goes once the report is whole: rank 0 says so. */
   if (g->leader) {
-    int ok = g->rank == 0 && nodes != NULL && saved;
+    int ok = g->rank == 0 && nodes != NULL && wrote == 0;
 
     if (g->mpi)
       PMPI_Bcast(&ok, 1, MPI_INT, 0, g->leaders);

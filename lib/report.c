@@ -648,24 +648,28 @@ static int write_fallback(const struct report_doc *doc, char *name,
   FILE *f;
   int fd;
 
-  if (dir == NULL || dir[0] != '/')
+  if (dir == NULL || dir[0] != '/' || strlen(dir) > 1024)
     dir = "/tmp";
   snprintf(name, size, "%s", dir);
   snprintf(before, sizeof before, "%s/pmon-%.64s-", dir, id ? id : "job");
   for (char *p = before + strlen(dir) + 1; *p; p++)
     if (*p == '/' || (unsigned char)*p < 0x20)
       *p = '_'; /* the id as a file name */
-  if ((fd = pmon__create_new(before, ".json", name, size)) < 0) {
+  /* 0600: in a shared directory, the job's details are the user's. */
+  if ((fd = pmon__create_new(before, ".json", 0600, name, size)) < 0) {
     int e = errno;
 
     snprintf(name, size, "%s", dir);
     return pmon__fail(PMON_EOUTPUT, "%s", strerror(e));
   }
   if ((f = fdopen(fd, "w")) == NULL) {
+    int e = errno;
+
     close(fd);
     unlink(name);
-    return pmon__fail(PMON_EOUTPUT, "%s", strerror(errno));
+    return pmon__fail(PMON_EOUTPUT, "%s", strerror(e));
   }
+  errno = 0;
   if (!dump(doc, f, 1)) {
     int e = errno;
 
@@ -915,14 +919,14 @@ static void region_names(json_t *job, const struct pmon_rtab *t)
                         json_integer((json_int_t)t->lost));
 }
 
-int pmon__report(json_t *nodes, const struct pmon_rtab *regions, int *saved)
+int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
 {
   struct report_doc rd;
   struct pmon_state *g = &pmon__g;
   size_t n = json_array_size(nodes), i;
   double *ev = calloc(n + 1, sizeof *ev), *pv = calloc(n + 1, sizeof *pv);
   double total = 0, wall = 0;
-  int ne = 0, est = 0, rc;
+  int ne = 0, est = 0, rc, saved;
   char start[32], end[32], path[PATH_MAX];
   json_t *node, *doc, *meters, *io;
 
@@ -977,25 +981,26 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions, int *saved)
   }
   pmon__output_path(path, sizeof path);
   rc = write_atomically(&rd, path);
-  *saved = rc == 0;
+  saved = rc == 0;
   if (rc != 0) {
     /* Said once, with where the report went instead: the figures of a
-     * whole job are not lost to a full disk or a read-only directory. */
+     * whole job are not lost to a full disk or a read-only directory.
+     * The reason is cut short, never the name of the file it went to. */
     char why[512], other[PATH_MAX];
 
     snprintf(why, sizeof why, "%s", pmon_errmsg() + strlen("pmon: "));
     if (write_fallback(&rd, other, sizeof other) == 0) {
-      pmon__say("%s; written to %s instead", why, other);
+      pmon__say("%.160s; written to %s instead", why, other);
       snprintf(path, sizeof path, "%s", other);
-      *saved = 1;
+      saved = 1;
     } else {
-      pmon__say("%s; nor to %s: %s", why, other,
+      pmon__say("%.200s; nor to %.100s: %s", why, other,
                 pmon_errmsg() + strlen("pmon: "));
     }
     pmon__fail(PMON_EOUTPUT, "%s", why);
   }
   if (!g->quiet)
-    summary(&rd, path, *saved);
+    summary(&rd, path, saved);
   free(rd.regions);
   json_decref(doc);
   return rc;

@@ -317,10 +317,6 @@ static int check_format(struct reader *rd, json_t *root, long long *version) {
   return 0;
 }
 
-/* Checks the MPI-IO figures, the top-level "io" key and the "io" key of each
- * node, and fills r->io and the io of r->nodes.  Either may be absent or
- * null (an older report, or a job without interception): its figures are
- * then NAN, and r->has_io stays 0 when all of them are. */
 /* Node i's io record. */
 static int load_node_io(struct reader *rd, struct report *r, json_t *nodes,
                         size_t i) {
@@ -337,6 +333,10 @@ static int load_node_io(struct reader *rd, struct report *r, json_t *nodes,
   return 0;
 }
 
+/* Checks the MPI-IO figures, the top-level "io" key and the "io" key of each
+ * node, and fills r->io and the io of r->nodes.  Either may be absent or
+ * null (an older report, or a job without interception): its figures are
+ * then NAN, and r->has_io stays 0 when all of them are. */
 static int load_io(struct reader *rd, struct report *r, json_t *nodes) {
   json_t *io, *files;
 
@@ -568,7 +568,6 @@ const char *report_tag(const struct report *r, const char *key) {
   return json_string_value(json_object_get(r->job.tags, key));
 }
 
-/* Checks the document of r->root and fills the rest of r from it. */
 /* Node i's events (into r->events, which has room) and timeline; its
  * scalar keys were loaded with the list of nodes. */
 static int load_node(struct reader *rd, struct report *r, json_t *nodes,
@@ -591,21 +590,10 @@ static int load_node(struct reader *rd, struct report *r, json_t *nodes,
   return load_timeline(rd, r, nodes, i);
 }
 
-static int load_report(struct reader *rd, struct report *r) {
-  static const char *const stat_keys[2] = {"node_energy_j", "node_power_w"};
-  json_t *job, *meters, *nodes, *regions, *stats, *s, *arr;
-  char where[48], path[96];
-
-  if (check_format(rd, r->root, &r->version) ||
-      LOAD_FIELDS(rd, r->root, "", top_fields, r) ||
-      get_child(rd, r->root, "", "job", JSON_OBJECT, &job) ||
-      LOAD_FIELDS(rd, job, "job", job_fields, &r->job) ||
-      load_tags(rd, r, job) ||
-      get_child(rd, r->root, "", "meters", JSON_ARRAY, &meters) ||
-      get_child(rd, r->root, "", "nodes", JSON_ARRAY, &nodes) ||
-      get_child(rd, r->root, "", "regions", JSON_ARRAY, &regions) ||
-      get_child(rd, r->root, "", "stats", JSON_OBJECT, &stats))
-    return -1;
+/* The list of meters and their channels, into r (which has none yet). */
+static int load_meters(struct reader *rd, struct report *r, json_t *meters) {
+  char path[96];
+  json_t *arr;
 
   r->nmeters = json_array_size(meters);
   r->meters = report_xcalloc(r->nmeters, sizeof *r->meters);
@@ -622,6 +610,28 @@ static int load_report(struct reader *rd, struct report *r) {
       ch[j].meter = i;
     r->nchannels += json_array_size(arr);
   }
+  return 0;
+}
+
+/* Checks the document of r->root and fills the rest of r from it. */
+static int load_report(struct reader *rd, struct report *r) {
+  static const char *const stat_keys[2] = {"node_energy_j", "node_power_w"};
+  json_t *job, *meters, *nodes, *regions, *stats, *s;
+  char where[48];
+
+  if (check_format(rd, r->root, &r->version) ||
+      LOAD_FIELDS(rd, r->root, "", top_fields, r) ||
+      get_child(rd, r->root, "", "job", JSON_OBJECT, &job) ||
+      LOAD_FIELDS(rd, job, "job", job_fields, &r->job) ||
+      load_tags(rd, r, job) ||
+      get_child(rd, r->root, "", "meters", JSON_ARRAY, &meters) ||
+      get_child(rd, r->root, "", "nodes", JSON_ARRAY, &nodes) ||
+      get_child(rd, r->root, "", "regions", JSON_ARRAY, &regions) ||
+      get_child(rd, r->root, "", "stats", JSON_OBJECT, &stats))
+    return -1;
+
+  if (load_meters(rd, r, meters))
+    return -1;
 
   r->nnodes = json_array_size(nodes);
   r->nodes = report_xcalloc(r->nnodes, sizeof *r->nodes);
@@ -671,7 +681,7 @@ void report_free(struct report *r) {
 int report_check_node(json_t *node, char *why, size_t size) {
   struct reader rd = {{0}};
   struct report r;
-  json_t *nodes = json_array();
+  json_t *nodes = json_array(), *meters;
   int rc;
 
   memset(&r, 0, sizeof r);
@@ -680,7 +690,9 @@ int report_check_node(json_t *node, char *why, size_t size) {
   r.nodes = report_xcalloc(1, sizeof *r.nodes);
   r.events = report_xcalloc(count_inner(nodes, "events"), sizeof *r.events);
   rc = LOAD_LIST(&rd, nodes, "nodes", node_fields, r.nodes) ||
-       load_node(&rd, &r, nodes, 0) || load_node_io(&rd, &r, nodes, 0);
+       load_node(&rd, &r, nodes, 0) || load_node_io(&rd, &r, nodes, 0) ||
+       get_child(&rd, node, "nodes[0]", "meters", JSON_ARRAY, &meters) ||
+       load_meters(&rd, &r, meters);
   json_decref(nodes);
   report_free(&r);
   if (why != NULL)

@@ -83,6 +83,17 @@ static int is_span(json_t *v)
          json_number_value(v) <= SPOOL_MAX_S;
 }
 
+/* A reader's message without its "bad report: " (the file is named). */
+static const char *plain(const char *why)
+{
+  return strncmp(why, "bad report: ", 12) == 0 ? why + 12 : why;
+}
+
+/* Set when a rebuilt report failed the reader's check, and so was not
+ * written: what read_spool() lets through should never come to that (the
+ * fuzzing harness, which includes this file, watches it). */
+static int refused;
+
 /* Reads and checks the spool at path into *s: a regular file (a link, a
  * FIFO or a device is not followed), of a size a spool can have, whose
  * job and node hold what the report is made of.  Returns 0; 1 when it was
@@ -145,24 +156,33 @@ static int read_spool(const char *path, struct spool *s)
   if (json_is_string(v)) {
     json_t *parsed = json_loads(json_string_value(v), 0, NULL);
 
+    if (parsed == NULL) {
+      complain(0, "%s: damaged timeline: not JSON: the node is kept "
+               "without it", path);
+      damaged = 1;
+    }
     json_object_set_new(node, "timeline", parsed ? parsed : json_null());
   }
   if (report_check_node(node, why, sizeof why) != 0) {
-    const char *w = strncmp(why, "bad report: ", 12) == 0 ? why + 12 : why;
+    json_t *tl = json_object_get(node, "timeline");
+    int fixed = 0;
 
-    if (json_is_null(json_object_get(node, "timeline")) ||
-        json_object_get(node, "timeline") == NULL) {
-      json_decref(doc);
-      return complain(-1, "%s: damaged: %s: left out", path, w);
+    /* Without its timeline the record may be sound: then only the
+     * timeline goes; else the damage is elsewhere, and the spool goes. */
+    if (tl != NULL && !json_is_null(tl)) {
+      json_object_set_new(node, "timeline", json_null());
+      if (report_check_node(node, NULL, 0) == 0) {
+        complain(0, "%s: damaged timeline: %s: the node is kept without "
+                 "it", path, plain(why));
+        damaged = fixed = 1;
+      } else {
+        report_check_node(node, why, sizeof why);
+      }
     }
-    json_object_set_new(node, "timeline", json_null());
-    if (report_check_node(node, NULL, 0) != 0) {
+    if (!fixed) {
       json_decref(doc);
-      return complain(-1, "%s: damaged: %s: left out", path, w);
+      return complain(-1, "%s: damaged: %s: left out", path, plain(why));
     }
-    complain(0, "%s: damaged timeline: %s: the node is kept without it",
-             path, w);
-    damaged = 1;
   }
   s->doc = doc;
   s->index = json_integer_value(json_object_get(job, "node_index"));
@@ -815,6 +835,7 @@ int report_rebuild(int argc, char **argv) {
     return complain(1, "%s: cannot form the report", dir);
   /* Never a report that pmon-report would refuse. */
   if (report_check(doc, path, sizeof path) != 0) {
+    refused = 1;
     json_decref(doc);
     return complain(1, "%s: the rebuilt report does not read back (%s): "
                     "not written", dir, path);

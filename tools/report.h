@@ -199,7 +199,8 @@ void report_file_error(const char *name, const char *msg);
 int report_open(const char *path, const char *name, struct report *r);
 
 /* Checks the report root as report_open() checks a file, or the record of
- * one node, node (nodes[0] in the messages).  Returns 0, or -1 with the
+ * one node, node (nodes[0] in the messages), with the list of its meters
+ * ("meters", as a spool holds it) checked as a report's.  Returns 0, or -1 with the
  * reason ("bad report: ...") in why (when not NULL); prints nothing. */
 int report_check(json_t *root, char *why, size_t size);
 int report_check_node(json_t *node, char *why, size_t size);

@@ -17,17 +17,41 @@
 # Two targets run at a time (FUZZ_JOBS).  One line per target at the end:
 # executions, executions per second, the coverage reached (libFuzzer's
 # "cov": edges of the instrumented code; "ft": features) and the corpus.
+#
+# With FUZZ_COVERAGE=1 ("make fuzz-coverage") nothing is fuzzed: the
+# harnesses are built with clang's source-based coverage instead of the
+# sanitizers, in tests/fuzz/build-cov/, run once over the seed corpus and
+# what the last runs found, and llvm-cov says which share of the lines and
+# functions of each harness's parser file they reach.
 set -u
 seconds=${1:?usage: fuzz.sh SECONDS TARGET...}
 shift
 srcdir=${srcdir:-.}
 fz=$srcdir/tests/fuzz
+case $seconds in
+'' | *[!0-9]*)
+  echo "fuzz: FUZZ_SECONDS=$seconds: not a number of seconds" >&2
+  exit 2
+  ;;
+esac
 out=tests/fuzz/build
+cov=${FUZZ_COVERAGE:-0}
+if [ "$cov" != 1 ] && [ "$seconds" -lt 1 ]; then
+  echo "fuzz: FUZZ_SECONDS=$seconds: at least 1 (libFuzzer's 0 is forever)" >&2
+  exit 2
+fi
+[ "$cov" = 1 ] && out=tests/fuzz/build-cov
 cc=${FUZZ_CC:-clang}
 jobs=${FUZZ_JOBS:-2}
 
+# Without what it needs, it says so and succeeds; with FUZZ_REQUIRED=1
+# (CI) it fails instead, so that a CI run cannot pass with nothing fuzzed.
 skip() {
   echo "fuzz: SKIP: $*"
+  if [ "${FUZZ_REQUIRED:-0}" = 1 ]; then
+    echo "fuzz: FUZZ_REQUIRED=1: failing" >&2
+    exit 1
+  fi
   exit 0
 }
 
@@ -53,6 +77,13 @@ cflags="$flags -I. -I$srcdir/include -I$srcdir/lib -I$srcdir/drivers \
 -I$srcdir/tools -DHAVE_CONFIG_H -DPMON_BUILDING_LIBRARY \
 ${FUZZ_CPPFLAGS:-} $mpi_cflags"
 libs="${FUZZ_LIBS:-} $mpi_libs -lm -ldl -pthread"
+if [ "$cov" = 1 ]; then
+  lib_instr="-fprofile-instr-generate -fcoverage-mapping"
+  main_instr="-fsanitize=fuzzer $lib_instr"
+else
+  lib_instr="-fsanitize=fuzzer-no-link,address,undefined"
+  main_instr="-fsanitize=fuzzer,address,undefined"
+fi
 
 # The library, instrumented for coverage and the sanitizers (not linked
 # with libFuzzer's main: the harnesses bring it).
@@ -72,7 +103,7 @@ for s in $FUZZ_SOURCES; do
   fi
 done > "$out/todo"
 # shellcheck disable=SC2086
-xargs -r -P "$jobs" -n 2 sh -c "$cc $cflags -fsanitize=fuzzer-no-link,address,undefined -c \"\$0\" -o \"\$1\" || exit 255" \
+xargs -r -P "$jobs" -n 2 sh -c "$cc $cflags $lib_instr -c \"\$0\" -o \"\$1\" || exit 255" \
   < "$out/todo" || { echo "fuzz: the library did not build" >&2; exit 1; }
 rm -f "$out/libcore.a"
 # shellcheck disable=SC2086
@@ -89,8 +120,14 @@ needs() {
 # The sources a harness adds to its own file (the report tools').
 extra() {
   case $1 in
-  report | spool)
+  report)
     echo "$srcdir"/tools/report-*.c "$srcdir"/lib/beside.c
+    ;;
+  spool) # fuzz_spool.c includes report-rebuild.c
+    for f in "$srcdir"/tools/report-*.c; do
+      [ "$f" = "$srcdir/tools/report-rebuild.c" ] || echo "$f"
+    done
+    echo "$srcdir"/lib/beside.c
     ;;
   esac
 }
@@ -100,15 +137,55 @@ for t in "$@"; do
   d=$(needs "$t")
   if [ -n "$d" ] && ! echo " ${FUZZ_DRIVERS:-} " | grep -q " $d "; then
     echo "fuzz: $t: SKIP: the $d driver is not in this build"
+    [ "${FUZZ_REQUIRED:-0}" = 1 ] && exit 1
     continue
   fi
   echo "fuzz: building fuzz_$t"
   # shellcheck disable=SC2046,SC2086
-  "$cc" $cflags -fsanitize=fuzzer,address,undefined \
+  "$cc" $cflags $main_instr \
     "$fz/fuzz_$t.c" $(extra "$t") "$out/libcore.a" $libs \
     -o "$out/fuzz_$t" || { echo "fuzz: fuzz_$t did not build" >&2; exit 1; }
   built="$built $t"
 done
+
+# The file whose parser a harness is for.
+parser() {
+  case $1 in
+  pm_counters) echo drivers/pm_counters.c ;;
+  spec) echo drivers/drivers.c ;;
+  site) echo lib/site.c ;;
+  scpi) echo drivers/keithley.c ;;
+  redfish) echo drivers/redfish.c ;;
+  eaton) echo drivers/eaton.c ;;
+  report) echo tools/report-load.c ;;
+  spool) echo tools/report-rebuild.c ;;
+  esac
+}
+
+if [ "$cov" = 1 ]; then
+  profdata=$(command -v llvm-profdata || command -v llvm-profdata-14) &&
+    llvmcov=$(command -v llvm-cov || command -v llvm-cov-14) ||
+    skip "no llvm-profdata and llvm-cov (Debian: package llvm)"
+  for t in $built; do
+    f=$(parser "$t")
+    mkdir -p "tests/fuzz/build/$t.corpus"
+    LLVM_PROFILE_FILE="$out/$t.profraw" "$out/fuzz_$t" -runs=0 \
+      -close_fd_mask=3 "tests/fuzz/build/$t.corpus" "$fz/$t" \
+      > "$out/$t.log" 2>&1
+    "$profdata" merge -sparse -o "$out/$t.profdata" "$out/$t.profraw" &&
+      "$llvmcov" report "$out/fuzz_$t" -instr-profile="$out/$t.profdata" \
+        > "$out/$t.cov" 2>&1 || { echo "fuzz: $t: llvm-cov failed"; continue; }
+    # Filename Regions Missed Cover Functions Missed Executed Lines Missed
+    # Cover ...: the row of the parser's file.
+    awk -v f="/${f##*/}" -v t="$t" -v name="$f" '
+      index($1, f) == length($1) - length(f) + 1 {
+        printf "fuzz: %s: %s: lines %s (%d of %d), functions %s (%d of %d)\n",
+          t, name, $10, $8 - $9, $8, $7, $5 - $6, $5; found = 1 }
+      END { if (!found) printf "fuzz: %s: %s: not in the coverage\n", t, name }' \
+      "$out/$t.cov"
+  done
+  exit 0
+fi
 
 run() {
   t=$1

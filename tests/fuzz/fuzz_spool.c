@@ -2,21 +2,35 @@
  * tests/fuzz/fuzz_spool.c - "pmon-report rebuild", the reader of spools:
  * each piece of the input is one node's spool file (at most four, in a
  * directory of their own), rebuilt as the command does.  A report that
- * rebuild writes must be one that pmon-report reads: that is checked too,
- * and the report printed.
+ * rebuild writes must be one that pmon-report reads, and rebuild must
+ * never have to refuse one at its last check (what its reader of spools
+ * let through would then be wrong): both are checked, and the report
+ * printed.  The file is included for that flag.
  */
-#include "config.h"
+#include "../../tools/report-rebuild.c"
 
-#include <dirent.h>
-#include <stdio.h>
-#include <unistd.h>
+#include <ftw.h>
 
-#include "report.h"
 #include "fuzz.h"
+
+static char dir[] = "/tmp/pmon-fuzz-spool.XXXXXX";
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+                      struct FTW *ftw)
+{
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+static void remove_dir(void)
+{
+  nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  static char dir[] = "/tmp/pmon-fuzz-spool.XXXXXX";
   static char out[sizeof dir + 16];
   static FILE *sink;
   struct fuzz_piece piece[4];
@@ -27,6 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (sink == NULL) {
     if (mkdtemp(dir) == NULL || (sink = fopen("/dev/null", "w")) == NULL)
       abort();
+    atexit(remove_dir);
     snprintf(out, sizeof out, "%s/out.json", dir);
   }
   n = fuzz_pieces(data, size, piece, 4);
@@ -42,7 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       abort();
   }
   unlink(out);
+  refused = 0;
   report_rebuild(4, argv);
+  if (refused)
+    abort(); /* a spool that read_spool() let through broke the report */
   if (access(out, F_OK) == 0) {
     if (report_open(out, "rebuilt", &r) != 0)
       abort(); /* rebuild wrote a report that pmon-report refuses */
