@@ -291,9 +291,10 @@ static void print_scaled(FILE *out, double v, int decimals,
             prefixes[p - 1], unit);
 }
 
-/* Prints seconds, and hours, minutes and seconds when they help. */
+/* Prints seconds, and hours, minutes and seconds when they help (not for
+ * a time beyond any job's, which a damaged report may hold). */
 static void print_duration(FILE *out, double s) {
-  long long t = isnan(s) ? 0 : (long long)(s + 0.5);
+  long long t = s >= 0 && s < 1e12 ? (long long)(s + 0.5) : 0;
   if (isnan(s))
     fputs("-", out);
   else

@@ -150,7 +150,8 @@ const char *report_si(char buf[CELL_MAX], double v, const char *unit) {
 }
 
 const char *report_duration(char buf[CELL_MAX], double s, int compact) {
-  long long t = (long long)(s + 0.5);
+  /* Hours and minutes within any job's time; seconds beyond it. */
+  long long t = s >= 0 && s < 1e12 ? (long long)(s + 0.5) : 0;
 
   if (isnan(s))
     return NULL;
@@ -160,8 +161,10 @@ const char *report_duration(char buf[CELL_MAX], double s, int compact) {
   else if (t >= 60)
     snprintf(buf, CELL_MAX, compact ? "%lldm %02llds" : "%lld min %02lld s",
              t / 60, t % 60);
-  else
+  else if (s < 1e12)
     snprintf(buf, CELL_MAX, "%.*f s", s < 10 ? 2 : 1, s);
+  else
+    snprintf(buf, CELL_MAX, "%.3g s", s);
   return buf;
 }
 
