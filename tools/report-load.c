@@ -700,6 +700,19 @@ int report_check_node(json_t *node, char *why, size_t size) {
   return rc ? -1 : 0;
 }
 
+int report_check_job(json_t *job, char *why, size_t size) {
+  struct reader rd = {{0}};
+  struct report r;
+  int rc;
+
+  memset(&r, 0, sizeof r);
+  rc = LOAD_FIELDS(&rd, job, "job", job_fields, &r.job) ||
+       load_tags(&rd, &r, job);
+  if (why != NULL)
+    snprintf(why, size, "%s", rc ? rd.err : "");
+  return rc ? -1 : 0;
+}
+
 int report_check(json_t *root, char *why, size_t size) {
   struct reader rd = {{0}};
   struct report r;

@@ -149,9 +149,14 @@ static int read_spool(const char *path, struct spool *s)
                     "job, node, known_until_s): left out", path,
                     SPOOL_VERSION);
   }
-  /* The node's record must be one that pmon-report reads: a damaged
+  /* The job's record (the first spool's makes the report's) and the
+   * node's must be ones that pmon-report reads: a damaged
    * timeline is left out (the node's figures stay), other damage leaves
    * the spool out.  The timeline travels as text, as between the ranks. */
+  if (report_check_job(job, why, sizeof why) != 0) {
+    json_decref(doc);
+    return complain(-1, "%s: damaged: %s: left out", path, plain(why));
+  }
   v = json_object_get(node, "timeline");
   if (json_is_string(v)) {
     json_t *parsed = json_loads(json_string_value(v), 0, NULL);

@@ -204,6 +204,8 @@ int report_open(const char *path, const char *name, struct report *r);
  * reason ("bad report: ...") in why (when not NULL); prints nothing. */
 int report_check(json_t *root, char *why, size_t size);
 int report_check_node(json_t *node, char *why, size_t size);
+/* As report_check_node(), for the job record (its scalar keys and tags). */
+int report_check_job(json_t *job, char *why, size_t size);
 
 /* Releases what report_open() gave r and zeroes it. */
 void report_free(struct report *r);
