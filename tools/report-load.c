@@ -681,7 +681,7 @@ void report_free(struct report *r) {
 int report_check_node(json_t *node, char *why, size_t size) {
   struct reader rd = {{0}};
   struct report r;
-  json_t *nodes = json_array(), *meters;
+  json_t *nodes = json_array(), *meters, *files;
   int rc;
 
   memset(&r, 0, sizeof r);
@@ -692,7 +692,15 @@ int report_check_node(json_t *node, char *why, size_t size) {
   rc = LOAD_LIST(&rd, nodes, "nodes", node_fields, r.nodes) ||
        load_node(&rd, &r, nodes, 0) || load_node_io(&rd, &r, nodes, 0) ||
        get_child(&rd, node, "nodes[0]", "meters", JSON_ARRAY, &meters) ||
-       load_meters(&rd, &r, meters);
+       load_meters(&rd, &r, meters) ||
+       get_child(&rd, node, "nodes[0]", "io_files", JSON_ARRAY, &files);
+  if (rc == 0) {
+    /* A spool's files of the node, which make the report's io.files. */
+    r.io.nfiles = json_array_size(files);
+    r.io.files = report_xcalloc(r.io.nfiles, sizeof *r.io.files);
+    rc = LOAD_LIST(&rd, files, "nodes[0].io_files", iofile_fields,
+                   r.io.files);
+  }
   json_decref(nodes);
   report_free(&r);
   if (why != NULL)

@@ -30,6 +30,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
@@ -81,6 +82,17 @@ static int is_span(json_t *v)
 {
   return json_is_number(v) && json_number_value(v) >= 0 &&
          json_number_value(v) <= SPOOL_MAX_S;
+}
+
+/* a + b for the counts of spools, held at the ends of the integer's range
+ * rather than overflowing (a damaged spool may hold any figure). */
+static json_int_t add(json_int_t a, json_int_t b)
+{
+  if (b > 0 && a > LLONG_MAX - b)
+    return LLONG_MAX;
+  if (b < 0 && a < LLONG_MIN - b)
+    return LLONG_MIN;
+  return a + b;
 }
 
 /* A reader's message without its "bad report: " (the file is named). */
@@ -397,8 +409,9 @@ static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
       num_or_nan(rec, "power_w", &p);
       num_or_nan(rec, "coverage", &c);
       r[j].energy = e;
-      count += json_integer_value(json_object_get(rec, "count"));
-      unclosed += json_integer_value(json_object_get(rec, "unclosed"));
+      count = add(count, json_integer_value(json_object_get(rec, "count")));
+      unclosed =
+        add(unclosed, json_integer_value(json_object_get(rec, "unclosed")));
       time = r[j].time > time ? r[j].time : time;
       if (json_number_value(json_object_get(rec, "first_s")) < first)
         first = json_number_value(json_object_get(rec, "first_s"));
@@ -473,8 +486,8 @@ static json_t *num(double v) {
 
 static int busiest(const void *a, const void *b) {
   json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-  json_int_t bx = iget(x, "bytes_read") + iget(x, "bytes_written");
-  json_int_t by = iget(y, "bytes_read") + iget(y, "bytes_written");
+  json_int_t bx = add(iget(x, "bytes_read"), iget(x, "bytes_written"));
+  json_int_t by = add(iget(y, "bytes_read"), iget(y, "bytes_written"));
   if (bx != by)
     return bx < by ? 1 : -1;
   if (iget(x, "ops") != iget(y, "ops"))
@@ -509,12 +522,12 @@ static json_t *io_files(struct spool *v, size_t n, json_int_t max,
       for (size_t c = 0; c < IO_NCOUNTS; c++)
         if (json_object_get(o, io_counts[c]) != NULL)
           json_object_set_new(o, io_counts[c],
-                              json_integer(iget(o, io_counts[c]) +
-                                           iget(f, io_counts[c])));
+                              json_integer(add(iget(o, io_counts[c]),
+                                               iget(f, io_counts[c]))));
       if (rget(f, "time_s") > rget(o, "time_s"))
         json_object_set_new(o, "time_s", json_real(rget(f, "time_s")));
       json_object_set_new(o, "ranks",
-                          json_integer(iget(o, "ranks") + iget(f, "ranks")));
+                          json_integer(add(iget(o, "ranks"), iget(f, "ranks"))));
     }
   nall = json_object_size(byname);
   all = report_xcalloc(nall + 1, sizeof *all);
@@ -548,12 +561,12 @@ static json_t *job_io(struct spool *v, size_t n, json_t *nodes) {
       continue;
     any = 1;
     for (size_t c = 0; c < IO_NCOUNTS; c++)
-      counts[c] += iget(r, io_counts[c]);
+      counts[c] = add(counts[c], iget(r, io_counts[c]));
     time_s = rget(r, "time_s") > time_s ? rget(r, "time_s") : time_s;
     ptime = rget(r, "phase_time_s") > ptime ? rget(r, "phase_time_s") : ptime;
     gap_s = rget(r, "gap_s") > gap_s ? rget(r, "gap_s") : gap_s;
-    phases += iget(r, "phases");
-    node_omitted += iget(r, "files_omitted");
+    phases = add(phases, iget(r, "phases"));
+    node_omitted = add(node_omitted, iget(r, "files_omitted"));
     json_object_del(r, "files_omitted");
     if (json_is_number(json_object_get(r, "energy_j"))) {
       measured = 1;
