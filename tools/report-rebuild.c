@@ -602,7 +602,7 @@ static json_t *job_io(struct spool *v, size_t n, json_t *nodes) {
   json_object_set_new(o, "estimated", json_boolean(est));
   json_object_set_new(o, "nodes_without_energy", json_integer(no_energy));
   json_object_set_new(o, "files", io_files(v, n, max, &omitted));
-  json_object_set_new(o, "files_omitted", json_integer(omitted + node_omitted));
+  json_object_set_new(o, "files_omitted", json_integer(add(omitted, node_omitted)));
   return o;
 }
 

@@ -178,7 +178,7 @@ if [ "$cov" = 1 ]; then
     # Filename Regions Missed Cover Functions Missed Executed Lines Missed
     # Cover ...: the row of the parser's file.
     awk -v f="/${f##*/}" -v t="$t" -v name="$f" '
-      index($1, f) == length($1) - length(f) + 1 {
+      index($1, f) > 0 && index($1, f) == length($1) - length(f) + 1 {
         printf "fuzz: %s: %s: lines %s (%d of %d), functions %s (%d of %d)\n",
           t, name, $10, $8 - $9, $8, $7, $5 - $6, $5; found = 1 }
       END { if (!found) printf "fuzz: %s: %s: not in the coverage\n", t, name }' \
