@@ -160,7 +160,17 @@ enum pmon_phase {
   PMON_PHASE_DISABLED
 };
 
-struct pmon_thread; /* lib/region.c */
+struct pmon_thread; /* lib/comm.c: PMON_COMM; the end of counting (first thing in finalize);
+ * this rank's record for its leader; the node's from its ranks' (the
+ * leader, after its final samples); the job's from the nodes'. */
+int pmon__comm_config(void);
+void pmon__comm_stop(void);
+struct json_t *pmon__comm_json(void);
+struct json_t *pmon__comm_node(struct json_t *ranks);
+struct json_t *pmon__comm_job(struct json_t *nodes);
+void pmon__comm_free(void);
+
+/* lib/region.c */
 
 struct pmon_state {
   _Atomic int phase;

@@ -169,6 +169,7 @@ static void teardown(void)
     pmon__meters_close();
   pmon__regions_free();
   pmon__io_free();
+  pmon__comm_free();
   pmon__node_teardown();
 }
 
@@ -216,6 +217,8 @@ static int init_locked(int by_preload)
   cfg = pmon__meters_parse(meters != NULL ? meters : "auto");
   if (cfg == 0)
     cfg = pmon__io_config();
+  if (cfg == 0)
+    cfg = pmon__comm_config();
   if (cfg == 0)
     cfg = pmon__timeline_config();
   if (cfg == 0)
@@ -347,6 +350,7 @@ static int finalize_locked(void)
                                    "MPI_Finalize");
   }
   atomic_store(&g->phase, PMON_PHASE_FINALIZED);
+  pmon__comm_stop(); /* pmon's own traffic is not the program's */
   g->t_fin_ns = pmon__now_ns();
   clock_gettime(CLOCK_REALTIME, &g->wall_end);
   pmon__regions_close_all(g->t_fin_ns);
@@ -366,8 +370,9 @@ static int finalize_locked(void)
   pmon__rtab_init(&regions, PMON_RT_NODE, pmon__regions_list_max());
   rc = pmon__regions_table(&regions);
   rc = keep_first(rc, regions_up(g->mpi ? g->node : MPI_COMM_NULL, &regions));
-  mine = json_pack("[{s:i, s:i, s:o}]", "rank", g->rank, "local",
-                   g->local_rank, "io", pmon__io_json());
+  mine = json_pack("[{s:i, s:i, s:o, s:o}]", "rank", g->rank, "local",
+                   g->local_rank, "io", pmon__io_json(), "comm",
+                   pmon__comm_json());
   if (mine == NULL)
     mine = json_array();
   rc = keep_first(rc, pmon__tree_gather(g->mpi ? g->node : MPI_COMM_NULL,

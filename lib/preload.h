@@ -124,4 +124,117 @@ PMON_EXTERN void pmon__io_call(uintptr_t h, int kind, uint64_t bytes,
 PMON_EXTERN void pmon__io_close(uintptr_t h, uint64_t t0, uint64_t t1,
                                 int ok);
 
+/*
+ * MPI communication accounting (lib/comm.c), fed by the wrappers of
+ * mpiio/comm.c.  Per call (enum pmon_comm_call) and per size bin (bin 0
+ * holds calls of no bytes, bin K >= 1 those of 2^(K-1) to 2^K - 1 bytes):
+ * calls, bytes and the stamps spent inside; and, for the energy, the
+ * stamps inside any call per time slot of the rank (a slot is 1 << SHIFT
+ * stamps from BASE; when the last slot is passed the slots are merged in
+ * pairs and SHIFT grows).  The node leader turns the slots into joules
+ * from the node's history at finalize.
+ */
+#define PMON_COMM_CALLS(X)                                                 \
+  X(SEND, "MPI_Send") X(SSEND, "MPI_Ssend") X(BSEND, "MPI_Bsend")          \
+  X(RSEND, "MPI_Rsend") X(RECV, "MPI_Recv") X(SENDRECV, "MPI_Sendrecv")    \
+  X(SENDRECV_REPLACE, "MPI_Sendrecv_replace") X(ISEND, "MPI_Isend")        \
+  X(ISSEND, "MPI_Issend") X(IBSEND, "MPI_Ibsend") X(IRSEND, "MPI_Irsend")  \
+  X(IRECV, "MPI_Irecv") X(WAIT, "MPI_Wait") X(WAITALL, "MPI_Waitall")      \
+  X(WAITANY, "MPI_Waitany") X(WAITSOME, "MPI_Waitsome") X(TEST, "MPI_Test")\
+  X(TESTALL, "MPI_Testall") X(TESTANY, "MPI_Testany")                      \
+  X(TESTSOME, "MPI_Testsome") X(BARRIER, "MPI_Barrier")                    \
+  X(BCAST, "MPI_Bcast") X(REDUCE, "MPI_Reduce")                            \
+  X(ALLREDUCE, "MPI_Allreduce") X(GATHER, "MPI_Gather")                    \
+  X(GATHERV, "MPI_Gatherv") X(SCATTER, "MPI_Scatter")                      \
+  X(SCATTERV, "MPI_Scatterv") X(ALLGATHER, "MPI_Allgather")                \
+  X(ALLGATHERV, "MPI_Allgatherv") X(ALLTOALL, "MPI_Alltoall")              \
+  X(ALLTOALLV, "MPI_Alltoallv") X(ALLTOALLW, "MPI_Alltoallw")              \
+  X(REDUCE_SCATTER, "MPI_Reduce_scatter")                                  \
+  X(REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block") X(SCAN, "MPI_Scan")  \
+  X(EXSCAN, "MPI_Exscan") X(IBARRIER, "MPI_Ibarrier")                      \
+  X(IBCAST, "MPI_Ibcast") X(IREDUCE, "MPI_Ireduce")                        \
+  X(IALLREDUCE, "MPI_Iallreduce") X(IGATHER, "MPI_Igather")                \
+  X(IGATHERV, "MPI_Igatherv") X(ISCATTER, "MPI_Iscatter")                  \
+  X(ISCATTERV, "MPI_Iscatterv") X(IALLGATHER, "MPI_Iallgather")            \
+  X(IALLGATHERV, "MPI_Iallgatherv") X(IALLTOALL, "MPI_Ialltoall")          \
+  X(IALLTOALLV, "MPI_Ialltoallv") X(IALLTOALLW, "MPI_Ialltoallw")          \
+  X(IREDUCE_SCATTER, "MPI_Ireduce_scatter")                                \
+  X(IREDUCE_SCATTER_BLOCK, "MPI_Ireduce_scatter_block")                    \
+  X(ISCAN, "MPI_Iscan") X(IEXSCAN, "MPI_Iexscan")
+
+enum pmon_comm_call {
+#define PMON_COMM_ENUM(id, name) PMON_COMM_##id,
+  PMON_COMM_CALLS(PMON_COMM_ENUM)
+#undef PMON_COMM_ENUM
+  PMON_COMM_NCALLS
+};
+
+#define PMON_COMM_BINS 65    /* 0 bytes, then one per power of two */
+#define PMON_COMM_SLOTS 4096 /* time slots of a rank */
+
+struct pmon__comm_row {
+  uint64_t calls, bytes, ticks;
+};
+
+/*
+ * What the wrappers update in place.  ON (read atomically) is the clock of
+ * the stamps (enum pmon_io_clock) while calls are counted, PMON_IO_OFF
+ * otherwise; it is cleared before anything is collected or freed.  When
+ * MULTIPLE is set (MPI_THREAD_MULTIPLE) the wrappers call
+ * pmon__comm_call() instead, which takes a lock; otherwise MPI's rules
+ * serialise the calls and the wrappers add in place.
+ */
+struct pmon__comm_hot {
+  int on;
+  int multiple;
+  unsigned shift;               /* a slot is 1 << SHIFT stamps */
+  uint64_t base;                /* the stamp where slot 0 begins */
+  uint64_t *slot;               /* PMON_COMM_SLOTS stamps inside calls */
+  struct pmon__comm_row *row;   /* [PMON_COMM_NCALLS][PMON_COMM_BINS] */
+} __attribute__((aligned(64)));
+
+extern PMON_EXTERN struct pmon__comm_hot pmon__comm_hot;
+
+/* The size bin of a call that moved BYTES. */
+static inline int pmon__comm_bin(uint64_t bytes)
+{
+  return bytes == 0 ? 0 : 64 - __builtin_clzll(bytes);
+}
+
+/* Start counting, after pmon__io_start() gave CLOCK (PMON_IO_OFF: choose
+ * one here); MULTIPLE as there.  PMON_COMM=0, or no memory, leaves it
+ * off.  Returns the clock, or PMON_IO_OFF. */
+PMON_EXTERN int pmon__comm_start(int multiple, int clock);
+
+/* A call of CALL that moved BYTES, from stamp T0 to T1: the slow path
+ * (MPI_THREAD_MULTIPLE, or a call that leaves its slot). */
+PMON_EXTERN void pmon__comm_call(int call, uint64_t bytes, uint64_t t0,
+                                 uint64_t t1);
+
+/* Add the stamps of a call from T0 to T1 to the slots, without a lock:
+ * the wrappers' fast path, when the call starts and ends in one slot. */
+static inline void pmon__comm_fast(int call, uint64_t bytes, uint64_t t0,
+                                   uint64_t t1)
+{
+  struct pmon__comm_hot *h = &pmon__comm_hot;
+  struct pmon__comm_row *r;
+  uint64_t s0, s1;
+
+  if (h->multiple || t0 < h->base || t1 < t0) {
+    pmon__comm_call(call, bytes, t0, t1);
+    return;
+  }
+  s0 = (t0 - h->base) >> h->shift;
+  s1 = (t1 - h->base) >> h->shift;
+  if (s0 != s1 || s1 >= PMON_COMM_SLOTS) {
+    pmon__comm_call(call, bytes, t0, t1);
+    return;
+  }
+  r = &h->row[call * PMON_COMM_BINS + pmon__comm_bin(bytes)];
+  r->calls++;
+  r->bytes += bytes;
+  r->ticks += t1 - t0;
+  h->slot[s0] += t1 - t0;
+}
+
 #endif /* PMON_PRELOAD_H */

@@ -267,6 +267,10 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     tm >= 0 ? json_string(how) : json_null(), "channels", chans, "samples",
     (json_int_t)samples, "events", events_json(), "meters", meters_json(),
     "io", io);
+  if (rec != NULL) /* the spool's snapshot has no communication figures */
+    json_object_set_new(rec, "comm", final && ranks != NULL
+                                       ? pmon__comm_node(ranks)
+                                       : json_null());
   if (rec != NULL)
     json_object_set_new(rec, "monotonic_ns",
                         json_pack("[I, I]", (json_int_t)g->t_init_ns,
@@ -964,6 +968,8 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
     number_or_null(total / wall, ne > 0 && wall > 0), "estimated", est,
     "meters", meters, "stats", "node_energy_j",
     stats_json(ev, ne), "node_power_w", stats_json(pv, ne), "io", io);
+  if (doc != NULL)
+    json_object_set_new(doc, "comm", pmon__comm_job(nodes));
   free(ev);
   free(pv);
   if (doc == NULL)

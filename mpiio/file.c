@@ -33,9 +33,8 @@
 #include "preload.h"
 #include "mpiio.h"
 
-/* Calls of this thread now inside a wrapper; a nested one is not counted.
- * The library is preloaded or linked, so the static TLS model holds. */
-static _Thread_local int depth __attribute__((tls_model("initial-exec")));
+/* Calls of this thread inside a wrapper (mpiio.h). */
+#define depth pmon__mpiio_depth
 
 /* The clock, or PMON_IO_OFF when calls are not counted. */
 static inline int clk(void)
@@ -130,15 +129,7 @@ counted(uintptr_t h, int kind, MPI_Count count,
                 rc == MPI_SUCCESS);
 }
 
-/* The real function NAME of type T, looked up once. */
-#define REAL(T, NAME)                                                      \
-  static T *real_;                                                         \
-  T *f = __atomic_load_n(&real_, __ATOMIC_RELAXED);                        \
-  if (f == NULL) {                                                         \
-    if ((f = (T *)pmon__mpiio_real("P" #NAME)) == NULL)                    \
-      return MPI_ERR_OTHER;                                                \
-    __atomic_store_n(&real_, f, __ATOMIC_RELAXED);                         \
-  }
+#define REAL(T, NAME) PMON_REAL(T, NAME)
 
 /* A call that moves COUNT elements of DT (KIND READ or WRITE), or none
  * (KIND END: the _end of a split collective; or META). */

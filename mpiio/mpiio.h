@@ -13,4 +13,21 @@ void *pmon__mpiio_real(const char *name);
  * read with relaxed loads. */
 extern int pmon__mpiio_clock;
 
+/* Calls of this thread now inside a wrapper (file.c, comm.c); a nested
+ * one is not counted.  The library is preloaded or linked, so the static
+ * TLS model holds. */
+extern _Thread_local int pmon__mpiio_depth
+  __attribute__((tls_model("initial-exec")));
+
+/* Declare F, the real function NAME of type T, looked up once; a wrapper
+ * whose real function cannot be found returns MPI_ERR_OTHER. */
+#define PMON_REAL(T, NAME)                                                 \
+  static T *real_;                                                         \
+  T *f = __atomic_load_n(&real_, __ATOMIC_RELAXED);                        \
+  if (f == NULL) {                                                         \
+    if ((f = (T *)pmon__mpiio_real("P" #NAME)) == NULL)                    \
+      return MPI_ERR_OTHER;                                                \
+    __atomic_store_n(&real_, f, __ATOMIC_RELAXED);                         \
+  }
+
 #endif /* PMON_MPIIO_H */

@@ -4,7 +4,7 @@
  * Used with LD_PRELOAD (pmon-run sets it up).  It wraps MPI_Init,
  * MPI_Init_thread and MPI_Finalize: pmon starts right after the real
  * initialisation and reports right before the real finalisation.  The
- * MPI-IO calls are wrapped in file.c.  Each
+ * MPI-IO calls are wrapped in file.c, communication in comm.c.  Each
  * wrapper answers to both its MPI_ and its PMPI_ name, because Open MPI's
  * Fortran bindings call the PMPI_ symbols directly; the real function is
  * found with dlsym(RTLD_NEXT, "PMPI_...").  A wrapper returns exactly what
@@ -64,16 +64,20 @@ static void tell_pmon_run(void)
 }
 
 int pmon__mpiio_clock;
+_Thread_local int pmon__mpiio_depth __attribute__((tls_model("initial-exec")));
 
+/* pmon starts, then the counting of MPI-IO and communication calls: pmon's
+ * own traffic in its initialisation is not counted. */
 static void after_init(void)
 {
-  int level = MPI_THREAD_SINGLE;
+  int level = MPI_THREAD_SINGLE, clock;
 
   tell_pmon_run();
-  if (pmon__init(1) == 0 && PMPI_Query_thread(&level) == MPI_SUCCESS)
-    __atomic_store_n(&pmon__mpiio_clock,
-                     pmon__io_start(level == MPI_THREAD_MULTIPLE),
-                     __ATOMIC_RELAXED);
+  if (pmon__init(1) == 0 && PMPI_Query_thread(&level) == MPI_SUCCESS) {
+    clock = pmon__io_start(level == MPI_THREAD_MULTIPLE);
+    __atomic_store_n(&pmon__mpiio_clock, clock, __ATOMIC_RELAXED);
+    pmon__comm_start(level == MPI_THREAD_MULTIPLE, clock);
+  }
 }
 
 int MPI_Init(int *argc, char ***argv)

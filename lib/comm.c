@@ -1,0 +1,436 @@
+/*
+ * comm.c - MPI communication accounting: calls, bytes and time per call
+ * and message-size bin on each rank, and at finalize the share of the
+ * node's energy spent while the rank was inside communication calls.
+ *
+ * The wrappers of mpiio/comm.c count a call in place (pmon__comm_fast(),
+ * preload.h) or, with MPI_THREAD_MULTIPLE or when the call leaves its time
+ * slot, here under a lock.  Besides the rows (calls, bytes, stamps per
+ * call and bin), each rank keeps the stamps it spent inside any call per
+ * time slot: PMON_COMM_SLOTS slots of 1 << shift stamps; when a call ends
+ * past the last one, the slots are merged in pairs and the width doubles,
+ * so memory is fixed and the resolution halves evenly over the job.
+ *
+ * Energy.  A node's power is shared by its ranks equally: while a rank is
+ * inside a call, 1/R of the node's power (R ranks on the node) is the
+ * call's.  The leader integrates the node total's history over each of the
+ * rank's slots and gives the rank (stamps inside calls in the slot) x
+ * (the slot's mean power) / R; the rank's rows share that in proportion to
+ * their time.  Summed over the ranks of a node the result never exceeds
+ * what the node spent while any of its ranks was inside a call: in every
+ * slot the R ranks together take at most R x (slot's power x time) / R.
+ * It is null where the node has no energy measure.  The rules are stated
+ * for users in pmon-mpiio(7) and docs/internals.md.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "pmon.h"
+#include "core.h"
+#include "env.h"
+#include "preload.h"
+
+static const char *const call_names[PMON_COMM_NCALLS] = {
+#define PMON_COMM_NAME(id, name) name,
+  PMON_COMM_CALLS(PMON_COMM_NAME)
+#undef PMON_COMM_NAME
+};
+
+#define SLOT_SHIFT_NS 20 /* the first slot width, about 1 ms */
+
+struct pmon__comm_hot pmon__comm_hot;
+static struct pmon__comm_hot *const hot = &pmon__comm_hot;
+
+static struct {
+  int off;             /* PMON_COMM=0 */
+  int started;
+  int clock;           /* of the stamps */
+  pthread_mutex_t lock;
+  uint64_t ns0, t0;    /* a time in ns and the stamp taken with it */
+} comm = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+int pmon__comm_config(void)
+{
+  const char *v = getenv(PMON_ENV_COMM);
+
+  comm.off = 0;
+  if (v == NULL || *v == '\0' || strcmp(v, "1") == 0)
+    return 0;
+  if (strcmp(v, "0") == 0) {
+    comm.off = 1;
+    return 0;
+  }
+  return pmon__fail(PMON_ECONFIG, "%s: \"%.40s\": not 0 or 1", PMON_ENV_COMM,
+                    v);
+}
+
+int pmon__comm_start(int multiple, int clock)
+{
+  if (atomic_load(&pmon__g.phase) != PMON_PHASE_RUNNING || comm.started ||
+      comm.off)
+    return PMON_IO_OFF;
+  if (clock == PMON_IO_OFF)
+    clock = PMON_IO_NS;
+  hot->row = calloc((size_t)PMON_COMM_NCALLS * PMON_COMM_BINS,
+                    sizeof *hot->row);
+  hot->slot = calloc(PMON_COMM_SLOTS, sizeof *hot->slot);
+  if (hot->row == NULL || hot->slot == NULL) {
+    free(hot->row);
+    free(hot->slot);
+    hot->row = NULL;
+    hot->slot = NULL;
+    return PMON_IO_OFF;
+  }
+  comm.clock = clock;
+  comm.ns0 = pmon__now_ns();
+  comm.t0 = pmon__io_stamp(clock);
+  hot->base = comm.t0;
+  /* About 1 ms: with the TSC, its rate is not known yet; 2^20 stamps are
+   * 0.3 to 1 ms at today's rates, and the width grows as it must. */
+  hot->shift = SLOT_SHIFT_NS;
+  hot->multiple = multiple;
+  comm.started = 1;
+  __atomic_store_n(&hot->on, clock, __ATOMIC_RELEASE);
+  return clock;
+}
+
+/* Merge the slots in pairs: each is twice as wide. */
+static void widen(void)
+{
+  for (unsigned i = 0; i < PMON_COMM_SLOTS / 2; i++)
+    hot->slot[i] = hot->slot[2 * i] + hot->slot[2 * i + 1];
+  memset(hot->slot + PMON_COMM_SLOTS / 2, 0,
+         PMON_COMM_SLOTS / 2 * sizeof *hot->slot);
+  hot->shift++;
+}
+
+void pmon__comm_call(int call, uint64_t bytes, uint64_t t0, uint64_t t1)
+{
+  struct pmon__comm_row *r;
+  uint64_t a, b;
+
+  if (!__atomic_load_n(&hot->on, __ATOMIC_ACQUIRE) || call < 0 ||
+      call >= PMON_COMM_NCALLS)
+    return;
+  if (hot->multiple)
+    pthread_mutex_lock(&comm.lock);
+  if (__atomic_load_n(&hot->on, __ATOMIC_ACQUIRE)) {
+    if (t0 < hot->base) /* another CPU's stamp, a little behind */
+      t0 = hot->base;
+    if (t1 < t0)
+      t1 = t0;
+    r = &hot->row[call * PMON_COMM_BINS + pmon__comm_bin(bytes)];
+    r->calls++;
+    r->bytes = r->bytes + bytes >= r->bytes ? r->bytes + bytes : UINT64_MAX;
+    r->ticks += t1 - t0;
+    while (((t1 - hot->base) >> hot->shift) >= PMON_COMM_SLOTS)
+      widen();
+    /* The call's stamps into each slot it spans. */
+    for (a = t0; a < t1; a = b) {
+      uint64_t s = (a - hot->base) >> hot->shift;
+
+      b = hot->base + ((s + 1) << hot->shift);
+      if (b > t1)
+        b = t1;
+      hot->slot[s] += b - a;
+    }
+  }
+  if (hot->multiple)
+    pthread_mutex_unlock(&comm.lock);
+}
+
+void pmon__comm_stop(void)
+{
+  __atomic_store_n(&hot->on, PMON_IO_OFF, __ATOMIC_RELEASE);
+}
+
+/*
+ * This rank's calls for its node leader, and the end of counting: null
+ * when counting never started, else {"rows": [[call, bin, calls, bytes,
+ * ns]...], "slot0_ns": the first slot's start after init, "slot_ns": the
+ * width, "slots": [[index, ns inside calls]...]}, the empty ones left out.
+ */
+json_t *pmon__comm_json(void)
+{
+  json_t *o, *rows, *slots;
+  double scale = 1, base;
+  uint64_t ns1, t1;
+
+  if (!comm.started)
+    return json_null();
+  pmon__comm_stop();
+  if (hot->multiple) { /* a call in flight finishes its count */
+    pthread_mutex_lock(&comm.lock);
+    pthread_mutex_unlock(&comm.lock);
+  }
+  ns1 = pmon__now_ns();
+  t1 = pmon__io_stamp(comm.clock);
+  if (comm.clock == PMON_IO_TSC && t1 > comm.t0 && ns1 > comm.ns0)
+    scale = (double)(ns1 - comm.ns0) / (double)(t1 - comm.t0);
+  rows = json_array();
+  slots = json_array();
+  for (int c = 0; c < PMON_COMM_NCALLS; c++)
+    for (int k = 0; k < PMON_COMM_BINS; k++) {
+      const struct pmon__comm_row *r = &hot->row[c * PMON_COMM_BINS + k];
+
+      if (r->calls > 0)
+        json_array_append_new(
+          rows, json_pack("[i, i, I, I, I]", c, k, (json_int_t)r->calls,
+                          (json_int_t)(r->bytes > INT64_MAX ? INT64_MAX
+                                                            : r->bytes),
+                          (json_int_t)((double)r->ticks * scale)));
+    }
+  for (unsigned i = 0; i < PMON_COMM_SLOTS; i++)
+    if (hot->slot[i] > 0)
+      json_array_append_new(slots,
+                            json_pack("[i, I]", (int)i,
+                                      (json_int_t)((double)hot->slot[i] *
+                                                   scale)));
+  base = (double)comm.ns0 - (double)pmon__g.t_init_ns;
+  o = json_pack("{s:o, s:f, s:f, s:o}", "rows", rows, "slot0_ns",
+                base > 0 ? base : 0, "slot_ns",
+                ldexp(1, (int)hot->shift) * scale, "slots", slots);
+  return o != NULL ? o : json_null();
+}
+
+/* --- the leader and rank 0 --- */
+
+/* A table of the job's or a node's rows. */
+struct table {
+  struct acc {
+    double calls, bytes, time, energy;
+  } a[PMON_COMM_NCALLS][PMON_COMM_BINS];
+  double calls, bytes, time, energy;
+  int any;
+};
+
+static json_t *num_or_null(double v)
+{
+  return isfinite(v) ? json_real(v) : json_null();
+}
+
+static double ratio(double a, double b)
+{
+  return b > 0 && isfinite(a) ? a / b : NAN;
+}
+
+static uint64_t bin_min(int k)
+{
+  return k == 0 ? 0 : (uint64_t)1 << (k - 1);
+}
+
+static uint64_t bin_max(int k)
+{
+  return k == 0 ? 0 : k == 64 ? UINT64_MAX : ((uint64_t)1 << k) - 1;
+}
+
+/* The call named NAME, -1 for none. */
+static int call_index(const char *name)
+{
+  for (int c = 0; name != NULL && c < PMON_COMM_NCALLS; c++)
+    if (strcmp(call_names[c], name) == 0)
+      return c;
+  return -1;
+}
+
+/* T as the report's comm object: totals, then "calls_by" in call order,
+ * each call's bins in size order.  ENERGY false: every energy null. */
+static json_t *table_json(const struct table *t, int energy)
+{
+  json_t *by = json_array(), *o;
+
+  for (int c = 0; c < PMON_COMM_NCALLS; c++)
+    for (int k = 0; k < PMON_COMM_BINS; k++) {
+      const struct acc *a = &t->a[c][k];
+      double e = energy ? a->energy : NAN;
+
+      if (a->calls <= 0)
+        continue;
+      json_array_append_new(
+        by, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o, s:o}", "call",
+                      call_names[c], "size_min", (json_int_t)bin_min(k),
+                      "size_max",
+                      (json_int_t)(bin_max(k) > INT64_MAX ? INT64_MAX
+                                                          : bin_max(k)),
+                      "calls", (json_int_t)a->calls, "bytes",
+                      (json_int_t)a->bytes, "time_s", a->time, "energy_j",
+                      num_or_null(e), "s_per_byte",
+                      num_or_null(ratio(a->time, a->bytes)), "j_per_byte",
+                      num_or_null(ratio(e, a->bytes))));
+    }
+  o = json_pack("{s:I, s:I, s:f, s:o, s:o, s:o}", "calls",
+                (json_int_t)t->calls, "bytes", (json_int_t)t->bytes, "time_s",
+                t->time, "energy_j", num_or_null(energy ? t->energy : NAN),
+                "s_per_byte", num_or_null(ratio(t->time, t->bytes)),
+                "j_per_byte",
+                num_or_null(ratio(energy ? t->energy : NAN, t->bytes)));
+  if (o != NULL)
+    json_object_set_new(o, "calls_by", by);
+  else
+    json_decref(by);
+  return o;
+}
+
+/* The mean power of the node total over [A, B] (ns), clipped to its
+ * history; NAN when the history does not reach it. */
+static double slot_power(uint64_t a, uint64_t b)
+{
+  const struct pmon_state *g = &pmon__g;
+  uint64_t h0, h1;
+
+  if (g->total_meter < 0 || g->nhist < 2)
+    return NAN;
+  h0 = g->hist[0].t_ns;
+  h1 = g->hist[g->nhist - 1].t_ns;
+  a = a < h0 ? h0 : a;
+  b = b > h1 ? h1 : b;
+  if (b <= a)
+    return NAN;
+  return pmon__hist_energy(a, b) / ((double)(b - a) * 1e-9);
+}
+
+/* Rank record R (pmon__comm_json()) into T, with its share of the node's
+ * energy, 1/NRANKS of the node's power while inside calls.  Returns 0, or
+ * -1 when its energy cannot be given. */
+static int add_rank(struct table *t, json_t *r, int nranks)
+{
+  json_t *row, *s;
+  double w = json_number_value(json_object_get(r, "slot_ns"));
+  double base = json_number_value(json_object_get(r, "slot0_ns"));
+  double e = 0, ticks = 0;
+  int ok = w > 0;
+  size_t i;
+
+  json_array_foreach(json_object_get(r, "slots"), i, s) {
+    double k = (double)json_integer_value(json_array_get(s, 0));
+    double ns = (double)json_integer_value(json_array_get(s, 1));
+    double a = (double)pmon__g.t_init_ns + base + k * w, p;
+
+    p = slot_power((uint64_t)a, (uint64_t)(a + w));
+    if (!isfinite(p))
+      ok = 0;
+    e += p * ns * 1e-9 / nranks;
+    ticks += ns;
+  }
+  json_array_foreach(json_object_get(r, "rows"), i, row) {
+    json_int_t c = json_integer_value(json_array_get(row, 0));
+    json_int_t k = json_integer_value(json_array_get(row, 1));
+    double ns = (double)json_integer_value(json_array_get(row, 4));
+    struct acc *a;
+
+    if (c < 0 || c >= PMON_COMM_NCALLS || k < 0 || k >= PMON_COMM_BINS)
+      continue;
+    a = &t->a[c][k];
+    a->calls += (double)json_integer_value(json_array_get(row, 2));
+    a->bytes += (double)json_integer_value(json_array_get(row, 3));
+    a->time += ns * 1e-9;
+    a->energy += ticks > 0 && ok ? e * ns / ticks : 0;
+    t->calls += (double)json_integer_value(json_array_get(row, 2));
+    t->bytes += (double)json_integer_value(json_array_get(row, 3));
+    t->time += ns * 1e-9;
+  }
+  t->energy += ok ? e : 0;
+  t->any = 1;
+  return ok ? 0 : -1;
+}
+
+/*
+ * The node's calls from its ranks' records (RANKS: [{rank, local, io,
+ * comm}]): null when no rank counted them.  The leader, at finalize.
+ */
+json_t *pmon__comm_node(json_t *ranks)
+{
+  struct table *t = calloc(1, sizeof *t);
+  int nranks = pmon__g.local_size > 0 ? pmon__g.local_size : 1, ok = 1;
+  json_t *rk, *o;
+  size_t i;
+
+  if (t == NULL)
+    return json_null();
+  json_array_foreach(ranks, i, rk) {
+    json_t *r = json_object_get(rk, "comm");
+
+    if (json_is_object(r) && add_rank(t, r, nranks) != 0)
+      ok = 0;
+  }
+  o = t->any ? table_json(t, ok) : json_null();
+  free(t);
+  return o != NULL ? o : json_null();
+}
+
+/* Row ROW of a node's calls_by into T; the node's energy known: HAS. */
+static void add_row(struct table *t, json_t *row)
+{
+  int c = call_index(json_string_value(json_object_get(row, "call")));
+  json_int_t min = json_integer_value(json_object_get(row, "size_min"));
+  int k = min <= 0 ? 0 : 64 - __builtin_clzll((uint64_t)min);
+  struct acc *a;
+
+  if (c < 0 || k >= PMON_COMM_BINS)
+    return;
+  a = &t->a[c][k];
+  a->calls += (double)json_integer_value(json_object_get(row, "calls"));
+  a->bytes += (double)json_integer_value(json_object_get(row, "bytes"));
+  a->time += json_number_value(json_object_get(row, "time_s"));
+  a->energy += json_number_value(json_object_get(row, "energy_j"));
+}
+
+/* The job's calls from the nodes' records: null when no node has any.
+ * Energies are sums over the nodes, null when a node has none. */
+json_t *pmon__comm_job(json_t *nodes)
+{
+  struct table *t = calloc(1, sizeof *t);
+  json_int_t without = 0;
+  json_t *node, *o;
+  int est = 0;
+  size_t i;
+
+  if (t == NULL)
+    return json_null();
+  json_array_foreach(nodes, i, node) {
+    json_t *r = json_object_get(node, "comm"), *row;
+    size_t k;
+
+    if (!json_is_object(r))
+      continue;
+    t->any = 1;
+    t->calls += (double)json_integer_value(json_object_get(r, "calls"));
+    t->bytes += (double)json_integer_value(json_object_get(r, "bytes"));
+    t->time += json_number_value(json_object_get(r, "time_s"));
+    if (json_is_number(json_object_get(r, "energy_j"))) {
+      t->energy += json_number_value(json_object_get(r, "energy_j"));
+      est |= json_is_true(json_object_get(node, "estimated"));
+    } else {
+      without++;
+    }
+    json_array_foreach(json_object_get(r, "calls_by"), k, row)
+      add_row(t, row);
+  }
+  o = t->any ? table_json(t, without == 0) : json_null();
+  if (json_is_object(o)) {
+    json_object_set_new(o, "estimated", json_boolean(est));
+    json_object_set_new(o, "nodes_without_energy", json_integer(without));
+  }
+  free(t);
+  return o != NULL ? o : json_null();
+}
+
+void pmon__comm_free(void)
+{
+  pmon__comm_stop();
+  if (hot->multiple) {
+    pthread_mutex_lock(&comm.lock);
+    pthread_mutex_unlock(&comm.lock);
+  }
+  free(hot->row);
+  free(hot->slot);
+  hot->row = NULL;
+  hot->slot = NULL;
+  comm.started = 0;
+}

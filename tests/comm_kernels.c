@@ -1,0 +1,349 @@
+/*
+ * comm_kernels - communication kernels for the tests of the communication
+ * wrappers (tests/comm-*.test).
+ *
+ *   comm_kernels pingpong|nonblocking|alltoall|allreduce M N [SECONDS]
+ *   comm_kernels results
+ *
+ * The kernels run N times on messages of M bytes, spread over SECONDS
+ * (default 0: back to back; iteration i starts SECONDS x i / N after the
+ * first, so that a meter's readings see the calls all along), and time
+ * each call
+ * themselves with MPI_Wtime(); each rank prints, for each call it made,
+ *   rank R CALL TIME_S BYTES
+ * with the bytes that pass through its buffers as pmon-mpiio(7) counts
+ * them.  pingpong and nonblocking need 2 ranks (rank 0 and 1 exchange, the
+ * others wait).  "results" runs every wrapped call once or more, with
+ * results, statuses and error classes, and prints what it got, line by
+ * line prefixed with the rank: the output must be the same with and
+ * without the interception library.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+
+static int rank, size;
+static double pace_s, pace_t0; /* the seconds between iterations */
+
+/* Wait for the start of iteration I. */
+static void pace(int i)
+{
+  double until = pace_t0 + pace_s * i, now = MPI_Wtime();
+  struct timespec ts;
+
+  if (pace_s <= 0 || until <= now)
+    return;
+  ts.tv_sec = (time_t)(until - now);
+  ts.tv_nsec = (long)((until - now - (double)ts.tv_sec) * 1e9);
+  nanosleep(&ts, NULL);
+}
+
+static void say(const char *call, double t, double bytes)
+{
+  printf("rank %d %s %.9f %.0f\n", rank, call, t, bytes);
+}
+
+static void pingpong(char *buf, int m, int n)
+{
+  double ts = 0, tr = 0, t;
+
+  for (int i = 0; i < n && rank < 2; i++) {
+    pace(i);
+    if (rank == i % 2) {
+      t = MPI_Wtime();
+      MPI_Send(buf, m, MPI_BYTE, 1 - rank, 1, MPI_COMM_WORLD);
+      ts += MPI_Wtime() - t;
+    } else {
+      t = MPI_Wtime();
+      MPI_Recv(buf, m, MPI_BYTE, 1 - rank, 1, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      tr += MPI_Wtime() - t;
+    }
+  }
+  /* Each rank sent every other message, then the same again the other
+   * way round: N messages each way. */
+  for (int i = 0; i < n && rank < 2; i++) {
+    pace(n + i);
+    if (rank == (i + 1) % 2) {
+      t = MPI_Wtime();
+      MPI_Send(buf, m, MPI_BYTE, 1 - rank, 1, MPI_COMM_WORLD);
+      ts += MPI_Wtime() - t;
+    } else {
+      t = MPI_Wtime();
+      MPI_Recv(buf, m, MPI_BYTE, 1 - rank, 1, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+      tr += MPI_Wtime() - t;
+    }
+  }
+  if (rank < 2) {
+    say("MPI_Send", ts, (double)n * m);
+    say("MPI_Recv", tr, (double)n * m);
+  }
+}
+
+static void nonblocking(char *buf, int m, int n)
+{
+  char *in = malloc(m > 0 ? (size_t)m : 1);
+  double ti = 0, tr = 0, tw = 0, t;
+  MPI_Request rq[2];
+
+  for (int i = 0; i < n && rank < 2; i++) {
+    pace(i);
+    t = MPI_Wtime();
+    MPI_Irecv(in, m, MPI_BYTE, 1 - rank, 2, MPI_COMM_WORLD, &rq[0]);
+    tr += MPI_Wtime() - t;
+    t = MPI_Wtime();
+    MPI_Isend(buf, m, MPI_BYTE, 1 - rank, 2, MPI_COMM_WORLD, &rq[1]);
+    ti += MPI_Wtime() - t;
+    t = MPI_Wtime();
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    tw += MPI_Wtime() - t;
+  }
+  if (rank < 2) {
+    say("MPI_Isend", ti, (double)n * m);
+    say("MPI_Irecv", tr, (double)n * m);
+    say("MPI_Waitall", tw, 0);
+  }
+  free(in);
+}
+
+static void alltoall(int m, int n)
+{
+  char *s = calloc((size_t)size, (size_t)m), *r = calloc((size_t)size, (size_t)m);
+  double t = 0, t0;
+
+  for (int i = 0; i < n; i++) {
+    pace(i);
+    t0 = MPI_Wtime();
+    MPI_Alltoall(s, m, MPI_BYTE, r, m, MPI_BYTE, MPI_COMM_WORLD);
+    t += MPI_Wtime() - t0;
+  }
+  say("MPI_Alltoall", t, 2.0 * n * size * m);
+  free(s);
+  free(r);
+}
+
+static void allreduce(char *buf, int m, int n)
+{
+  char *r = malloc(m > 0 ? (size_t)m : 1);
+  double t = 0, t0;
+
+  for (int i = 0; i < n; i++) {
+    pace(i);
+    t0 = MPI_Wtime();
+    MPI_Allreduce(buf, r, m, MPI_BYTE, MPI_BOR, MPI_COMM_WORLD);
+    t += MPI_Wtime() - t0;
+  }
+  say("MPI_Allreduce", t, 2.0 * n * m);
+  free(r);
+}
+
+/* --- results --- */
+
+static unsigned long sum(const void *p, size_t n)
+{
+  const unsigned char *s = p;
+  unsigned long h = 5381;
+
+  while (n-- > 0)
+    h = h * 33 + *s++;
+  return h;
+}
+
+static void st(const char *what, int rc, const MPI_Status *s)
+{
+  int n = -1, cls = -1;
+
+  MPI_Error_class(rc, &cls);
+  if (s != NULL && rc == MPI_SUCCESS)
+    MPI_Get_count(s, MPI_INT, &n);
+  printf("%d: %s: class %d source %d tag %d count %d\n", rank, what, cls,
+         s != NULL && rc == MPI_SUCCESS ? s->MPI_SOURCE : -9,
+         s != NULL && rc == MPI_SUCCESS ? s->MPI_TAG : -9, n);
+}
+
+static void res(const char *what, int rc, const void *p, size_t n)
+{
+  int cls = -1;
+
+  MPI_Error_class(rc, &cls);
+  printf("%d: %s: class %d sum %lu\n", rank, what, cls, sum(p, n));
+}
+
+static void results(void)
+{
+  enum { K = 8 };
+  int a[K * 16], b[K * 16], c[16], d[16], cnt[16], dis[16], ix[4], flag, idx;
+  int peer = (rank + 1) % size, from = (rank + size - 1) % size, rc, out;
+  MPI_Datatype types[16];
+  MPI_Request rq[4];
+  MPI_Status s, ss[4];
+  MPI_Comm comm;
+
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  for (int i = 0; i < K * 16; i++)
+    a[i] = rank * 1000 + i;
+  for (int i = 0; i < 16; i++) {
+    cnt[i] = K;
+    dis[i] = i * K;
+    types[i] = MPI_INT;
+  }
+  memset(b, 0, sizeof b);
+
+  /* Point-to-point around a ring, each form. */
+  rc = MPI_Sendrecv(a, K, MPI_INT, peer, 3, b, K, MPI_INT, from, 3, comm, &s);
+  st("sendrecv", rc, &s);
+  res("sendrecv data", rc, b, K * sizeof *b);
+  memcpy(c, a, K * sizeof *c);
+  rc = MPI_Sendrecv_replace(c, K, MPI_INT, peer, 4, from, 4, comm, &s);
+  st("sendrecv_replace", rc, &s);
+  res("sendrecv_replace data", rc, c, K * sizeof *c);
+  if (rank % 2 == 0) {
+    rc = MPI_Ssend(a, K, MPI_INT, peer, 5, comm);
+    st("ssend", rc, NULL);
+    rc = MPI_Recv(b, K * 2, MPI_INT, from, 5, comm, &s);
+    st("recv", rc, &s);
+  } else {
+    rc = MPI_Recv(b, K * 2, MPI_INT, from, 5, comm, &s);
+    st("recv", rc, &s);
+    rc = MPI_Ssend(a, K, MPI_INT, peer, 5, comm);
+    st("ssend", rc, NULL);
+  }
+  res("recv data", rc, b, K * sizeof *b);
+  rc = MPI_Irecv(b, K, MPI_INT, from, 6, comm, &rq[0]);
+  st("irecv", rc, NULL);
+  rc = MPI_Isend(a, K, MPI_INT, peer, 6, comm, &rq[1]);
+  st("isend", rc, NULL);
+  rc = MPI_Waitany(2, rq, &idx, &s);
+  printf("%d: waitany: rc %d\n", rank, rc);
+  rc = MPI_Waitsome(2, rq, &out, ix, ss);
+  printf("%d: waitsome: rc %d\n", rank, rc);
+  res("irecv data", rc, b, K * sizeof *b);
+  rc = MPI_Irecv(b, K, MPI_INT, from, 7, comm, &rq[0]);
+  rc = MPI_Issend(a, K, MPI_INT, peer, 7, comm, &rq[1]);
+  do
+    rc = MPI_Testall(2, rq, &flag, ss);
+  while (rc == MPI_SUCCESS && !flag);
+  printf("%d: testall: rc %d source %d tag %d\n", rank, rc, ss[0].MPI_SOURCE,
+         ss[0].MPI_TAG);
+  rc = MPI_Irecv(b, K, MPI_INT, from, 8, comm, &rq[0]);
+  rc = MPI_Irsend(a, 0, MPI_INT, MPI_PROC_NULL, 8, comm, &rq[2]);
+  MPI_Barrier(comm);
+  rc = MPI_Isend(a, K, MPI_INT, peer, 8, comm, &rq[1]);
+  do
+    rc = MPI_Test(&rq[1], &flag, &s);
+  while (rc == MPI_SUCCESS && !flag);
+  printf("%d: test: rc %d\n", rank, rc);
+  do
+    rc = MPI_Testany(1, rq, &idx, &flag, &s);
+  while (rc == MPI_SUCCESS && !flag);
+  st("testany", rc, &s);
+  rc = MPI_Testsome(1, &rq[2], &out, ix, ss);
+  printf("%d: testsome: rc %d out %d\n", rank, rc, out);
+  rc = MPI_Wait(&rq[2], &s);
+  printf("%d: wait: rc %d\n", rank, rc);
+
+  /* Collectives, each once, with in-place forms. */
+  rc = MPI_Bcast(a, K, MPI_INT, 0, comm);
+  res("bcast", rc, a, K * sizeof *a);
+  rc = MPI_Reduce(a, b, K, MPI_INT, MPI_SUM, 1 % size, comm);
+  res("reduce", rc, b, K * sizeof *b);
+  rc = MPI_Allreduce(a, b, K, MPI_INT, MPI_MAX, comm);
+  res("allreduce", rc, b, K * sizeof *b);
+  memcpy(b, a, K * sizeof *b);
+  rc = MPI_Allreduce(MPI_IN_PLACE, b, K, MPI_INT, MPI_SUM, comm);
+  res("allreduce in place", rc, b, K * sizeof *b);
+  rc = MPI_Gather(a, K, MPI_INT, b, K, MPI_INT, 0, comm);
+  res("gather", rc, b, (rank == 0 ? size : 1) * K * sizeof *b);
+  rc = MPI_Gatherv(a, K, MPI_INT, b, cnt, dis, MPI_INT, 0, comm);
+  res("gatherv", rc, b, (rank == 0 ? size : 1) * K * sizeof *b);
+  rc = MPI_Scatter(a, K, MPI_INT, c, K, MPI_INT, 0, comm);
+  res("scatter", rc, c, K * sizeof *c);
+  rc = MPI_Scatterv(a, cnt, dis, MPI_INT, d, K, MPI_INT, 0, comm);
+  res("scatterv", rc, d, K * sizeof *d);
+  rc = MPI_Allgather(a, K, MPI_INT, b, K, MPI_INT, comm);
+  res("allgather", rc, b, size * K * sizeof *b);
+  rc = MPI_Allgatherv(a, K, MPI_INT, b, cnt, dis, MPI_INT, comm);
+  res("allgatherv", rc, b, size * K * sizeof *b);
+  rc = MPI_Alltoall(a, K, MPI_INT, b, K, MPI_INT, comm);
+  res("alltoall", rc, b, size * K * sizeof *b);
+  rc = MPI_Alltoallv(a, cnt, dis, MPI_INT, b, cnt, dis, MPI_INT, comm);
+  res("alltoallv", rc, b, size * K * sizeof *b);
+  for (int i = 0; i < 16; i++)
+    dis[i] = i * K * (int)sizeof(int); /* bytes for Alltoallw */
+  rc = MPI_Alltoallw(a, cnt, dis, types, b, cnt, dis, types, comm);
+  res("alltoallw", rc, b, size * K * sizeof *b);
+  for (int i = 0; i < 16; i++)
+    dis[i] = i * K;
+  rc = MPI_Reduce_scatter(a, b, cnt, MPI_INT, MPI_SUM, comm);
+  res("reduce_scatter", rc, b, K * sizeof *b);
+  rc = MPI_Reduce_scatter_block(a, b, K, MPI_INT, MPI_SUM, comm);
+  res("reduce_scatter_block", rc, b, K * sizeof *b);
+  rc = MPI_Scan(a, b, K, MPI_INT, MPI_SUM, comm);
+  res("scan", rc, b, K * sizeof *b);
+  rc = MPI_Exscan(a, b, K, MPI_INT, MPI_SUM, comm);
+  res("exscan", rc, b, rank > 0 ? K * sizeof *b : 0);
+  rc = MPI_Ibarrier(comm, &rq[0]);
+  MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+  rc = MPI_Iallreduce(a, b, K, MPI_INT, MPI_MIN, comm, &rq[0]);
+  MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+  res("iallreduce", rc, b, K * sizeof *b);
+  rc = MPI_Ialltoall(a, K, MPI_INT, b, K, MPI_INT, comm, &rq[0]);
+  MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+  res("ialltoall", rc, b, size * K * sizeof *b);
+  rc = MPI_Ibcast(b, K, MPI_INT, 1 % size, comm, &rq[0]);
+  MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+  res("ibcast", rc, b, K * sizeof *b);
+
+  /* Failing calls: the same error classes. */
+  rc = MPI_Send(a, K, MPI_INT, size + 5, 0, comm);
+  st("send to no rank", rc, NULL);
+  rc = MPI_Recv(b, -1, MPI_INT, from, 0, comm, &s);
+  st("recv of a negative count", rc, &s);
+  rc = MPI_Bcast(a, K, MPI_INT, size + 5, comm);
+  st("bcast from no root", rc, NULL);
+  rc = MPI_Allreduce(a, b, K, MPI_DATATYPE_NULL, MPI_SUM, comm);
+  st("allreduce of no type", rc, NULL);
+  MPI_Comm_free(&comm);
+}
+
+int main(int argc, char **argv)
+{
+  int m = argc > 2 ? atoi(argv[2]) : 0, n = argc > 3 ? atoi(argv[3]) : 0;
+  char *buf;
+
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc < 2 || size > 16 || m < 0 || n < 0) {
+    if (rank == 0)
+      fprintf(stderr, "usage: comm_kernels pingpong|nonblocking|alltoall|"
+                      "allreduce M N [SECONDS] | results (at most 16 ranks)\n");
+    MPI_Finalize();
+    return 2;
+  }
+  buf = calloc(m > 0 ? (size_t)m : 1, 1);
+  MPI_Barrier(MPI_COMM_WORLD);
+  pace_t0 = MPI_Wtime();
+  if (argc > 4 && n > 0)
+    pace_s = atof(argv[4]) / n;
+  if (strcmp(argv[1], "pingpong") == 0)
+    pingpong(buf, m, n);
+  else if (strcmp(argv[1], "nonblocking") == 0)
+    nonblocking(buf, m, n);
+  else if (strcmp(argv[1], "alltoall") == 0)
+    alltoall(m, n);
+  else if (strcmp(argv[1], "allreduce") == 0)
+    allreduce(buf, m, n);
+  else if (strcmp(argv[1], "results") == 0)
+    results();
+  free(buf);
+  MPI_Finalize();
+  return 0;
+}
