@@ -43,7 +43,8 @@ enum output { OUT_TEXT, OUT_CSV, OUT_JSON, OUT_SVG, OUT_HTML };
 
 /* The names of --section: name i is the SEC_* bit 1 << i (report.h). */
 static const char *const section_names[] = {"summary", "nodes", "regions",
-                                            "events", "io", "timeline"};
+                                            "events", "io", "timeline",
+                                            "comm"};
 
 /* The command line, once parsed: the program's only settings. */
 struct options {
@@ -114,7 +115,8 @@ static void usage(FILE *out) {
         "A FILE of - is standard input.\n"
         "\n"
         "  -c, --csv            print CSV tables: nodes, regions, events,\n"
-        "                       io, io_nodes, io_files, timeline\n"
+        "                       io, io_nodes, io_files, timeline, comm,\n"
+        "                       comm_calls\n"
         "  -j, --json           print each report as indented JSON\n"
         "  -H, --html=PAGE      write one self-contained HTML page of every\n"
         "                       FILE to PAGE (- for standard output)\n"
@@ -123,7 +125,7 @@ static void usage(FILE *out) {
         "                       output)\n"
         "  -s, --section=LIST   print only the sections in LIST, a comma-\n"
         "                       separated list of summary, nodes, regions,\n"
-        "                       events, io, timeline (default: all)\n"
+        "                       events, io, timeline, comm (default: all)\n"
         "  -h, --help           print this help and exit\n"
         "  -V, --version        print the version and exit\n"
         "\n"
@@ -157,7 +159,8 @@ static int parse_sections(const char *list, unsigned *out) {
       i++;
     if (i == COUNT_OF(section_names))
       return usage_error("--section: unknown section '%.*s' (choose from "
-                         "summary, nodes, regions, events, io, timeline)",
+                         "summary, nodes, regions, events, io, timeline, "
+                         "comm)",
                          (int)len, p);
     *out |= 1u << i;
     if (p[len] == '\0')
@@ -290,6 +293,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, PROG ": %s: no MPI-IO calls recorded: %s%s\n", name,
                 report_no_io_reason(&r),
                 r.job.mpi == 0 ? "" : " (pmon-run(1), pmon-mpiio(7))");
+      if ((opt.asked & SEC_COMM) && !r.has_comm)
+        fprintf(stderr, PROG ": %s: no communication calls recorded: %s\n",
+                name, report_no_comm_reason(&r));
       if ((opt.asked & SEC_TIMELINE) && r.timelines == 0)
         fprintf(stderr, PROG ": %s: timeline %s\n", name,
                 report_no_timeline(&r, NULL, why));

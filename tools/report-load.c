@@ -205,6 +205,27 @@ static const struct field nodeio_fields[] = {
   FIELD(struct nodeio, power_w, K_NUM), FIELD(struct nodeio, gap_s, K_NUM),
 };
 
+static const struct field comm_fields[] = {
+  FIELD(struct comm, calls, K_COUNT),   FIELD(struct comm, bytes, K_COUNT),
+  FIELD(struct comm, time_s, K_NUM),    FIELD(struct comm, energy_j, K_NUM),
+  FIELD(struct comm, s_per_byte, K_NUM),
+  FIELD(struct comm, j_per_byte, K_NUM),
+  FIELD(struct comm, estimated, K_BOOL),
+  FIELD(struct comm, nodes_without_energy, K_COUNT),
+};
+
+static const struct field commrow_fields[] = {
+  FIELD(struct commrow, call, K_STR),
+  FIELD(struct commrow, size_min, K_COUNT),
+  FIELD(struct commrow, size_max, K_COUNT),
+  FIELD(struct commrow, calls, K_COUNT),
+  FIELD(struct commrow, bytes, K_COUNT),
+  FIELD(struct commrow, time_s, K_NUM),
+  FIELD(struct commrow, energy_j, K_NUM),
+  FIELD(struct commrow, s_per_byte, K_NUM),
+  FIELD(struct commrow, j_per_byte, K_NUM),
+};
+
 static const struct field timeline_fields[] = {
   FIELD(struct timeline, dt_s, K_NUM),
   FIELD(struct timeline, regions_omitted, K_COUNT),
@@ -352,6 +373,72 @@ static int load_io(struct reader *rd, struct report *r, json_t *nodes) {
   for (size_t i = 0; i < r->nnodes; i++)
     if (load_node_io(rd, r, nodes, i))
       return -1;
+  return 0;
+}
+
+/* Writes the size N in bytes, a power of two or 0, as "0", "512" or "64Ki"
+ * (binary prefixes) into buf. */
+static void size_text(char *buf, size_t size, double n) {
+  static const char *const prefix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  size_t k = 0;
+  while (n >= 1024 && k + 1 < COUNT_OF(prefix)) {
+    n /= 1024;
+    k++;
+  }
+  snprintf(buf, size, "%.0f%s", n, prefix[k]);
+}
+
+/* Checks a comm object (where is its path) and its calls_by, into *c,
+ * whose rows the caller frees.  Absent or null: c stays as it is. */
+static int load_comm_at(struct reader *rd, json_t *obj, const char *where,
+                        const char *key, struct comm *c, int *has) {
+  char path[64], lo[12], hi[12];
+  json_t *comm, *rows;
+
+  snprintf(path, sizeof path, "%s%s%s", where, *where ? "." : "", key);
+  if (get_child(rd, obj, where, key, JSON_OBJECT, &comm) ||
+      LOAD_FIELDS(rd, comm, path, comm_fields, c) ||
+      get_child(rd, comm, path, "calls_by", JSON_ARRAY, &rows))
+    return -1;
+  *has = comm != NULL;
+  c->nrows = json_array_size(rows);
+  c->rows = report_xcalloc(c->nrows, sizeof *c->rows);
+  strncat(path, ".calls_by", sizeof path - strlen(path) - 1);
+  if (LOAD_LIST(rd, rows, path, commrow_fields, c->rows))
+    return -1;
+  for (size_t i = 0; i < c->nrows; i++) {
+    struct commrow *w = &c->rows[i];
+    if (isnan(w->size_min) || isnan(w->size_max) || w->size_min > w->size_max)
+      return fail(rd, "bad report: %s[%zu]: size_min is missing or above "
+                  "size_max", path, i);
+    size_text(lo, sizeof lo, w->size_min);
+    size_text(hi, sizeof hi, w->size_max + 1);
+    if (w->size_max <= w->size_min)
+      snprintf(w->size_buf, sizeof w->size_buf, "%s", lo);
+    else
+      snprintf(w->size_buf, sizeof w->size_buf, "%s-%s", lo, hi);
+    w->size = w->size_buf;
+  }
+  return 0;
+}
+
+/* The job's communication calls into r->comm, and each node's checked. */
+static int load_comm(struct reader *rd, struct report *r, json_t *nodes) {
+  char where[32];
+  int has;
+
+  if (load_comm_at(rd, r->root, "", "comm", &r->comm, &r->has_comm))
+    return -1;
+  for (size_t i = 0; i < json_array_size(nodes); i++) {
+    struct comm c;
+    int rc;
+    memset(&c, 0, sizeof c);
+    snprintf(where, sizeof where, "nodes[%zu]", i);
+    rc = load_comm_at(rd, json_array_get(nodes, i), where, "comm", &c, &has);
+    free(c.rows);
+    if (rc)
+      return -1;
+  }
   return 0;
 }
 
@@ -659,7 +746,7 @@ static int load_report(struct reader *rd, struct report *r) {
         LOAD_FIELDS(rd, s, where, stat_fields, &r->stats[i]))
       return -1;
   }
-  return load_io(rd, r, nodes);
+  return load_io(rd, r, nodes) || load_comm(rd, r, nodes) ? -1 : 0;
 }
 
 void report_free(struct report *r) {
@@ -675,6 +762,7 @@ void report_free(struct report *r) {
   free(r->events);
   free(r->regions);
   free(r->io.files);
+  free(r->comm.rows);
   memset(r, 0, sizeof *r);
 }
 
@@ -701,6 +789,8 @@ int report_check_node(json_t *node, char *why, size_t size) {
     rc = LOAD_LIST(&rd, files, "nodes[0].io_files", iofile_fields,
                    r.io.files);
   }
+  if (rc == 0)
+    rc = load_comm(&rd, &r, nodes);
   json_decref(nodes);
   report_free(&r);
   if (why != NULL)

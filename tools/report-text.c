@@ -20,10 +20,11 @@
 #include "report.h"
 
 /* A column shows one member of a row struct: a string (C_STR), a figure
- * (C_NUM) rounded to prec decimals in text and given in full in CSV, a
+ * (C_NUM) rounded to prec decimals in text and given in full in CSV, the
+ * same with prec significant digits in scientific notation (C_SCI), a
  * percentage (C_PCT), a number of bytes (C_MB) given in MB (10^6 bytes) in
  * text and in bytes in CSV, or an int boolean (C_BOOL, -1 when absent). */
-enum cell { C_STR, C_NUM, C_PCT, C_MB, C_BOOL };
+enum cell { C_STR, C_NUM, C_SCI, C_PCT, C_MB, C_BOOL };
 
 struct column {
   const char *text, *csv; /* Headings; NULL leaves it out of that format. */
@@ -120,6 +121,33 @@ static const struct column iofile_cols[] = {
   COL("ranks", "ranks", struct iofile, ranks, C_NUM, 0),
 };
 
+/* The job's communication calls, per call and size bin. */
+static const struct column commrow_cols[] = {
+  COL("call", "call", struct commrow, call, C_STR, 0),
+  COL("bytes/call", NULL, struct commrow, size, C_STR, 0),
+  COL(NULL, "size_min", struct commrow, size_min, C_NUM, 0),
+  COL(NULL, "size_max", struct commrow, size_max, C_NUM, 0),
+  COL("calls", "calls", struct commrow, calls, C_NUM, 0),
+  COL("mb", "bytes", struct commrow, bytes, C_MB, 3),
+  COL("time_s", "time_s", struct commrow, time_s, C_NUM, 4),
+  COL("energy_j", "energy_j", struct commrow, energy_j, C_NUM, 3),
+  COL("s/B", "s_per_byte", struct commrow, s_per_byte, C_SCI, 3),
+  COL("J/B", "j_per_byte", struct commrow, j_per_byte, C_SCI, 3),
+};
+
+/* The job's communication as one CSV row; the text prints it as lines. */
+static const struct column comm_cols[] = {
+  COL(NULL, "calls", struct comm, calls, C_NUM, 0),
+  COL(NULL, "bytes", struct comm, bytes, C_NUM, 0),
+  COL(NULL, "time_s", struct comm, time_s, C_NUM, 0),
+  COL(NULL, "energy_j", struct comm, energy_j, C_NUM, 0),
+  COL(NULL, "s_per_byte", struct comm, s_per_byte, C_NUM, 0),
+  COL(NULL, "j_per_byte", struct comm, j_per_byte, C_NUM, 0),
+  COL(NULL, "estimated", struct comm, estimated, C_BOOL, 0),
+  COL(NULL, "nodes_without_energy", struct comm, nodes_without_energy, C_NUM,
+      0),
+};
+
 /* A node's timeline in a few figures: one row of the text output. */
 struct tlsum {
   const char *node;
@@ -183,6 +211,8 @@ static const char *cell_text(const struct column *c, const void *row, int csv,
     snprintf(buf, CELL_MAX, "%.15g", v);
   else if (c->cell == C_MB)
     snprintf(buf, CELL_MAX, "%.*f", c->prec, v / 1e6);
+  else if (c->cell == C_SCI)
+    snprintf(buf, CELL_MAX, "%.*e", c->prec > 0 ? c->prec - 1 : 0, v);
   else
     snprintf(buf, CELL_MAX, "%.*f", c->prec, v);
   return buf;
@@ -464,6 +494,44 @@ static void print_io(FILE *out, const struct report *r) {
             io->files_omitted == 1 ? "" : "s");
 }
 
+/* Prints the job's communication calls: the totals as "comm ...:" lines,
+ * then a row per call and size bin. */
+static void print_comm(FILE *out, const struct report *r) {
+  const struct comm *c = &r->comm;
+  char a[CELL_MAX], b[CELL_MAX];
+
+  fprintf(out, "%-13s%s calls, ", "comm:", OR_DASH(count_text(a, c->calls)));
+  print_scaled(out, c->bytes, 0, "B");
+  fputs(" through the ranks' buffers\n", out);
+  fprintf(out, "%-13s", "comm time:");
+  print_duration(out, c->time_s);
+  fputs(isnan(c->time_s) ? "\n" : " inside the calls, summed over ranks\n",
+        out);
+  fprintf(out, "%-13s", "comm energy:");
+  print_scaled(out, c->energy_j, 1, "J");
+  fputs(c->estimated > 0 && !isnan(c->energy_j) ? " ESTIMATED" : "", out);
+  if (c->nodes_without_energy > 0)
+    fprintf(out, ", %.0f node%s without a figure", c->nodes_without_energy,
+            c->nodes_without_energy == 1 ? "" : "s");
+  fputs(isnan(c->energy_j) ? "\n" : " (each rank's share of its node's)\n",
+        out);
+  fprintf(out, "%-13s%s s/B, %s J/B\n", "comm cost:",
+          OR_DASH(ratio_text(a, c->s_per_byte)),
+          OR_DASH(ratio_text(b, c->j_per_byte)));
+  if (c->nrows > 0) {
+    putc('\n', out);
+    TEXT_TABLE(out, commrow_cols, c->rows, c->nrows);
+  }
+}
+
+const char *report_no_comm_reason(const struct report *r) {
+  if (r->job.mpi == 0)
+    return "the job did not use MPI";
+  if (r->complete == 0)
+    return "a report rebuilt from the spool has none";
+  return "the job ran without libpmon-mpiio.so, or with PMON_COMM=0";
+}
+
 /* Why r has no MPI-IO figures: the job did not use MPI, or (nearly always
  * otherwise) its ranks ran without the library that records the calls. */
 const char *report_no_io_reason(const struct report *r) {
@@ -656,6 +724,16 @@ void report_text(FILE *out, const struct report *r, unsigned sections,
     print_no_io(out, r);
     gap = "\n";
   }
+  if ((sections & SEC_COMM) && r->has_comm) {
+    fputs(gap, out);
+    print_comm(out, r);
+    gap = "\n";
+  } else if (asked & SEC_COMM) {
+    fputs(gap, out);
+    fprintf(out, "%-13s%s\nnote: %s\n", "comm:",
+            "no communication calls recorded", report_no_comm_reason(r));
+    gap = "\n";
+  }
   /* Like the I/O, a report without timelines (format 1 and 2) says so
    * only when asked. */
   if ((sections & SEC_TIMELINE) && (r->timelines > 0 ||
@@ -680,6 +758,10 @@ void report_csv(FILE *out, const struct report *r, unsigned sections) {
     CSV_TABLE(out, "io", io_cols, &r->io, 1);
     CSV_TABLE(out, "io_nodes", nodeio_cols, r->nodes, r->nnodes);
     CSV_TABLE(out, "io_files", iofile_cols, r->io.files, r->io.nfiles);
+  }
+  if ((sections & SEC_COMM) && r->has_comm) {
+    CSV_TABLE(out, "comm", comm_cols, &r->comm, 1);
+    CSV_TABLE(out, "comm_calls", commrow_cols, r->comm.rows, r->comm.nrows);
   }
   if ((sections & SEC_TIMELINE) && r->timelines > 0)
     print_slices(out, r);

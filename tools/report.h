@@ -35,10 +35,11 @@
  * i-th name of --section (pmon-report.c). */
 enum {
   SEC_SUMMARY = 1, SEC_NODES = 2, SEC_REGIONS = 4, SEC_EVENTS = 8,
-  SEC_IO = 16, SEC_TIMELINE = 32
+  SEC_IO = 16, SEC_TIMELINE = 32, SEC_COMM = 64
 };
 #define SEC_ALL                                                              \
-  (SEC_SUMMARY | SEC_NODES | SEC_REGIONS | SEC_EVENTS | SEC_IO | SEC_TIMELINE)
+  (SEC_SUMMARY | SEC_NODES | SEC_REGIONS | SEC_EVENTS | SEC_IO |             \
+   SEC_TIMELINE | SEC_COMM)
 
 /*
  * A report as read.  Strings point into root and live as long as it does.
@@ -151,6 +152,24 @@ struct io {
   size_t nfiles;
 };
 
+/* One element of comm.calls_by: one call's calls of one size bin. */
+struct commrow {
+  const char *call;
+  double size_min, size_max, calls, bytes, time_s, energy_j;
+  double s_per_byte, j_per_byte;
+  const char *size;  /* The bin as text, "64Ki-128Ki", in size_buf. */
+  char size_buf[24];
+};
+
+/* The job's communication calls (the top-level "comm" key). */
+struct comm {
+  double calls, bytes, time_s, energy_j, s_per_byte, j_per_byte;
+  int estimated;
+  double nodes_without_energy;
+  struct commrow *rows;
+  size_t nrows;
+};
+
 struct nodestat {
   const char *label;
   double min, max, mean, stddev;
@@ -174,6 +193,8 @@ struct report {
   struct nodestat stats[2]; /* Node energy, node power. */
   int has_io;               /* Whether the job or a node has an io key. */
   struct io io;             /* All NAN when the job has no io key. */
+  int has_comm;             /* Whether the job has a comm key. */
+  struct comm comm;         /* All NAN when it has none. */
   size_t timelines;         /* Nodes whose timeline has slices. */
 };
 
@@ -237,6 +258,9 @@ void report_csv(FILE *out, const struct report *r, unsigned sections);
 
 /* Why r has no MPI-IO figures, in a few words. */
 const char *report_no_io_reason(const struct report *r);
+
+/* Why r has no communication figures, in a few words. */
+const char *report_no_comm_reason(const struct report *r);
 
 /* Orders struct regions by energy, largest first, those without a figure
  * last, ties in file order: a qsort() comparison. */
