@@ -220,16 +220,6 @@ static double ratio(double a, double b)
   return b > 0 && isfinite(a) ? a / b : NAN;
 }
 
-static uint64_t bin_min(int k)
-{
-  return k == 0 ? 0 : (uint64_t)1 << (k - 1);
-}
-
-static uint64_t bin_max(int k)
-{
-  return k == 0 ? 0 : k == 64 ? UINT64_MAX : ((uint64_t)1 << k) - 1;
-}
-
 /* The call named NAME, -1 for none. */
 static int call_index(const char *name)
 {
@@ -254,10 +244,9 @@ static json_t *table_json(const struct table *t, int energy)
         continue;
       json_array_append_new(
         by, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o, s:o}", "call",
-                      call_names[c], "size_min", (json_int_t)bin_min(k),
-                      "size_max",
-                      (json_int_t)(bin_max(k) > INT64_MAX ? INT64_MAX
-                                                          : bin_max(k)),
+                      call_names[c], "size_min",
+                      (json_int_t)pmon__comm_bin_min(k), "size_max",
+                      (json_int_t)pmon__comm_bin_max(k),
                       "calls", (json_int_t)a->calls, "bytes",
                       (json_int_t)a->bytes, "time_s", a->time, "energy_j",
                       num_or_null(e), "s_per_byte",

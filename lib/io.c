@@ -198,11 +198,14 @@ int pmon__io_start(int multiple)
     return PMON_IO_OFF;
   io.ph = malloc(IO_PHASES * sizeof *io.ph);
   io.byname = calloc(2 * IO_NAMES, sizeof *io.byname);
-  if (io.ph == NULL || io.byname == NULL) {
+  hot->sizes = calloc(2 * PMON_COMM_BINS, sizeof *hot->sizes);
+  if (io.ph == NULL || io.byname == NULL || hot->sizes == NULL) {
     free(io.ph);
     free(io.byname);
+    free(hot->sizes);
     io.ph = NULL;
     io.byname = NULL;
+    hot->sizes = NULL;
     return PMON_IO_OFF;
   }
   io.clock = tsc_usable() ? PMON_IO_TSC : PMON_IO_NS;
@@ -469,6 +472,15 @@ static void account(int file, int kind, uint64_t bytes, uint64_t t0,
   if (t1 < t0)
     t1 = t0;
   count(file >= 0 ? &io.files[file].c : &io.loose, kind, bytes, dt, ok);
+  if (ok && (kind == PMON_IO_READ || kind == PMON_IO_WRITE)) {
+    struct pmon__comm_row *r =
+      &hot->sizes[(kind == PMON_IO_WRITE) * PMON_COMM_BINS +
+                  pmon__comm_bin(bytes)];
+
+    r->calls++;
+    r->bytes += bytes;
+    r->ticks += dt;
+  }
   phase_add(t0, t1, ok && (kind == PMON_IO_READ || kind == PMON_IO_WRITE)
                       ? bytes : 0);
 }
@@ -555,6 +567,25 @@ static json_t *name_json(const char *name)
   return s;
 }
 
+/* The rank's data calls by size: [[op (0 read, 1 write), bin, calls,
+ * bytes, ns]...], the empty bins left out. */
+static json_t *sizes_json(void)
+{
+  json_t *a = json_array();
+
+  for (int k = 0; k < 2 * PMON_COMM_BINS; k++) {
+    const struct pmon__comm_row *r = &hot->sizes[k];
+
+    if (r->calls > 0)
+      json_array_append_new(
+        a, json_pack("[i, i, I, I, I]", k / PMON_COMM_BINS,
+                     k % PMON_COMM_BINS, (json_int_t)r->calls,
+                     (json_int_t)(r->bytes > INT64_MAX ? INT64_MAX : r->bytes),
+                     (json_int_t)((double)r->ticks * io.scale)));
+  }
+  return a;
+}
+
 /*
  * This rank's I/O as its node leader takes it: {counts..., gap_s, phases:
  * [[start, end, bytes], ns after init], files: [{name, counts...}]}.
@@ -617,6 +648,7 @@ static json_t *rank_json(int final)
   json_object_set_new(o, "gap_s", json_real((double)io.gap_ns * 1e-9));
   json_object_set_new(o, "phases", ph);
   json_object_set_new(o, "files", files);
+  json_object_set_new(o, "sizes", sizes_json());
   return o;
 }
 
@@ -785,6 +817,55 @@ static json_t *num_or_null(double v)
   return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* The data calls by size of a node or the job: calls, bytes, seconds and
+ * joules per op (0 read, 1 write) and bin. */
+struct sizes {
+  double v[2][PMON_COMM_BINS][4];
+};
+
+/* The list of a rank's record (sizes_json()) into T. */
+static void sizes_add_rank(struct sizes *t, json_t *list)
+{
+  json_t *e;
+  size_t i;
+
+  json_array_foreach(list, i, e) {
+    json_int_t op = json_integer_value(json_array_get(e, 0));
+    json_int_t k = json_integer_value(json_array_get(e, 1));
+
+    if (op < 0 || op > 1 || k < 0 || k >= PMON_COMM_BINS)
+      continue;
+    t->v[op][k][0] += (double)json_integer_value(json_array_get(e, 2));
+    t->v[op][k][1] += (double)json_integer_value(json_array_get(e, 3));
+    t->v[op][k][2] += (double)json_integer_value(json_array_get(e, 4)) * 1e-9;
+  }
+}
+
+/* The report's list of T: per op and bin {op, size_min, size_max, calls,
+ * bytes, time_s, energy_j, mb_per_j}; energies null unless ENERGY. */
+static json_t *sizes_list(const struct sizes *t, int energy)
+{
+  json_t *a = json_array();
+
+  for (int op = 0; op < 2; op++)
+    for (int k = 0; k < PMON_COMM_BINS; k++) {
+      const double *v = t->v[op][k];
+      double e = energy ? v[3] : NAN;
+
+      if (v[0] <= 0)
+        continue;
+      json_array_append_new(
+        a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o}", "op",
+                     op ? "write" : "read", "size_min",
+                     (json_int_t)pmon__comm_bin_min(k), "size_max",
+                     (json_int_t)pmon__comm_bin_max(k), "calls",
+                     (json_int_t)v[0], "bytes", (json_int_t)v[1], "time_s",
+                     v[2], "energy_j", num_or_null(e), "mb_per_j",
+                     num_or_null(e > 0 ? v[1] / 1e6 / e : NAN)));
+    }
+  return a;
+}
+
 /*
  * The node's I/O from its ranks' records (RANKS: [{rank, local, regions,
  * io}]): null when no rank counted I/O.  Its "files" are moved to the job
@@ -796,8 +877,9 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
   json_t *o = NULL, *rk, *lists = json_array();
   uint64_t(*ph)[3] = NULL;
   size_t i, nph = 0, cap = 0;
-  double time_s = 0, gap_s = 0, energy = 0, ptime = 0;
-  int n, lost = 0;
+  double time_s = 0, gap_s = 0, energy = 0, ptime = 0, all_s = 0;
+  struct sizes *sz = calloc(1, sizeof *sz);
+  int n, lost = sz == NULL;
 
   *files_out = NULL;
   json_array_foreach(ranks, i, rk) {
@@ -809,6 +891,9 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
     if (o == NULL)
       o = zero_counts();
     add_counts(o, r);
+    all_s += (double)iget(r, "time_ns") * 1e-9;
+    if (sz != NULL)
+      sizes_add_rank(sz, json_object_get(r, "sizes"));
     if ((double)iget(r, "time_ns") * 1e-9 > time_s)
       time_s = (double)iget(r, "time_ns") * 1e-9;
     if (rget(r, "gap_s") > gap_s)
@@ -833,6 +918,7 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
   }
   if (o == NULL) {
     free(ph);
+    free(sz);
     json_decref(lists);
     return json_null();
   }
@@ -865,6 +951,15 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
   json_object_set_new(o, "power_w",
                       num_or_null(ptime > 0 ? energy / ptime : NAN));
   json_object_set_new(o, "gap_s", json_real(gap_s));
+  /* The node's I/O energy shared by its calls in proportion to their time:
+   * the data calls' share by size. */
+  if (sz != NULL) {
+    for (int op = 0; op < 2; op++)
+      for (int k = 0; k < PMON_COMM_BINS; k++)
+        sz->v[op][k][3] = all_s > 0 ? energy * sz->v[op][k][2] / all_s : 0;
+    json_object_set_new(o, "sizes", sizes_list(sz, isfinite(energy)));
+    free(sz);
+  }
   {
     json_int_t omitted;
 
@@ -890,10 +985,12 @@ json_t *pmon__io_job(json_t *nodes)
   double emb, epw;
   json_int_t phases = 0, omitted, no_energy = 0, node_omitted = 0;
   int measured = 0, est = 0;
+  struct sizes *sz = calloc(1, sizeof *sz);
   size_t i;
 
   json_array_foreach(nodes, i, node) {
-    json_t *r = json_object_get(node, "io");
+    json_t *r = json_object_get(node, "io"), *e;
+    size_t k;
 
     if (json_object_get(node, "io_files") != NULL)
       json_array_append(lists, json_object_get(node, "io_files"));
@@ -903,6 +1000,20 @@ json_t *pmon__io_job(json_t *nodes)
     if (o == NULL)
       o = zero_counts();
     add_counts(o, r);
+    json_array_foreach(json_object_get(r, "sizes"), k, e) {
+      json_int_t min = iget(e, "size_min");
+      int b = min <= 0 ? 0 : 64 - __builtin_clzll((uint64_t)min);
+      int op = json_is_string(json_object_get(e, "op")) &&
+               strcmp(json_string_value(json_object_get(e, "op")), "write")
+                 == 0;
+
+      if (sz == NULL || b >= PMON_COMM_BINS)
+        continue;
+      sz->v[op][b][0] += (double)iget(e, "calls");
+      sz->v[op][b][1] += (double)iget(e, "bytes");
+      sz->v[op][b][2] += rget(e, "time_s");
+      sz->v[op][b][3] += rget(e, "energy_j");
+    }
     time_s = rget(r, "time_s") > time_s ? rget(r, "time_s") : time_s;
     ptime = rget(r, "phase_time_s") > ptime ? rget(r, "phase_time_s") : ptime;
     gap_s = rget(r, "gap_s") > gap_s ? rget(r, "gap_s") : gap_s;
@@ -920,6 +1031,7 @@ json_t *pmon__io_job(json_t *nodes)
     }
   }
   if (o == NULL) {
+    free(sz);
     json_decref(lists);
     return json_null();
   }
@@ -958,6 +1070,9 @@ json_t *pmon__io_job(json_t *nodes)
   json_object_set_new(o, "files", merge_files(lists, io.nlist, &omitted));
   json_object_set_new(o, "files_omitted",
                       json_integer(omitted + node_omitted));
+  json_object_set_new(o, "sizes", sz != NULL ? sizes_list(sz, no_energy == 0)
+                                             : json_array());
+  free(sz);
   json_decref(lists);
   return o;
 }
@@ -985,6 +1100,8 @@ void pmon__io_free(void)
   free(io.slot);
   free(io.ph);
   free(io.node_ph);
+  free(hot->sizes);
+  hot->sizes = NULL;
   io.node_ph = NULL;
   io.node_nph = 0;
   io.files = NULL;

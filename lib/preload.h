@@ -72,6 +72,33 @@ static inline uint64_t pmon__io_stamp(int clock)
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The calls of one size bin (pmon__comm_bin()): of one call, or of one
+ * kind of MPI-IO data call. */
+struct pmon__comm_row {
+  uint64_t calls, bytes, ticks;
+};
+
+#define PMON_COMM_BINS 65    /* 0 bytes, then one per power of two */
+
+/* The size bin of a call that moved BYTES: 0 for none, K >= 1 for 2^(K-1)
+ * to 2^K - 1 bytes. */
+static inline int pmon__comm_bin(uint64_t bytes)
+{
+  return bytes == 0 ? 0 : 64 - __builtin_clzll(bytes);
+}
+
+/* The least and the most bytes of bin K, the most saturated to INT64_MAX
+ * (a JSON integer). */
+static inline uint64_t pmon__comm_bin_min(int k)
+{
+  return k == 0 ? 0 : (uint64_t)1 << (k - 1);
+}
+
+static inline uint64_t pmon__comm_bin_max(int k)
+{
+  return k == 0 ? 0 : k >= 64 ? INT64_MAX : ((uint64_t)1 << k) - 1;
+}
+
 /* What calls on one file add up to. */
 struct pmon__io_counts {
   uint64_t bytes_read, bytes_written;
@@ -107,6 +134,8 @@ struct pmon__io_hot {
   uint64_t pub_t;            /* a call that ends after this stamp goes
                                 to pmon__io_call(): the rank's I/O is due
                                 in the spool (lib/io.c) */
+  struct pmon__comm_row *sizes; /* [2][PMON_COMM_BINS]: the successful
+                                   reads (0) and writes (1) by size */
 } __attribute__((aligned(64)));
 
 extern PMON_EXTERN struct pmon__io_hot pmon__io_hot;
@@ -169,12 +198,7 @@ enum pmon_comm_call {
   PMON_COMM_NCALLS
 };
 
-#define PMON_COMM_BINS 65    /* 0 bytes, then one per power of two */
 #define PMON_COMM_SLOTS 4096 /* time slots of a rank */
-
-struct pmon__comm_row {
-  uint64_t calls, bytes, ticks;
-};
 
 /*
  * What the wrappers update in place.  ON (read atomically) is the clock of
@@ -194,12 +218,6 @@ struct pmon__comm_hot {
 } __attribute__((aligned(64)));
 
 extern PMON_EXTERN struct pmon__comm_hot pmon__comm_hot;
-
-/* The size bin of a call that moved BYTES. */
-static inline int pmon__comm_bin(uint64_t bytes)
-{
-  return bytes == 0 ? 0 : 64 - __builtin_clzll(bytes);
-}
 
 /* Start counting, after pmon__io_start() gave CLOCK (PMON_IO_OFF: choose
  * one here); MULTIPLE as there.  PMON_COMM=0, or no memory, leaves it

@@ -83,6 +83,14 @@ static uint64_t nbytes(MPI_Count count, MPI_Datatype dt)
   return b;
 }
 
+/* A data call of B bytes that took DT stamps, into its size bin. */
+static inline void sized(struct pmon__comm_row *r, uint64_t b, uint64_t dt)
+{
+  r->calls++;
+  r->bytes += b;
+  r->ticks += dt;
+}
+
 /*
  * Count a call of KIND on handle H that returned RC after moving COUNT
  * elements of DT, from stamp T0 to T1.  The fast path (see preload.h)
@@ -108,10 +116,12 @@ counted(uintptr_t h, int kind, MPI_Count count,
     case PMON_IO_READ:
       c->reads++;
       c->bytes_read += b;
+      sized(&hot->sizes[pmon__comm_bin(b)], b, t1 - t0);
       break;
     case PMON_IO_WRITE:
       c->writes++;
       c->bytes_written += b;
+      sized(&hot->sizes[PMON_COMM_BINS + pmon__comm_bin(b)], b, t1 - t0);
       break;
     case PMON_IO_META:
       c->meta++;

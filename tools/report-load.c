@@ -193,6 +193,15 @@ static const struct field iofile_fields[] = {
   FIELD(struct iofile, ranks, K_COUNT),
 };
 
+static const struct field iosize_fields[] = {
+  FIELD(struct iosize, op, K_STR),
+  FIELD(struct iosize, size_min, K_COUNT),
+  FIELD(struct iosize, size_max, K_COUNT),
+  FIELD(struct iosize, calls, K_COUNT), FIELD(struct iosize, bytes, K_COUNT),
+  FIELD(struct iosize, time_s, K_NUM),  FIELD(struct iosize, energy_j, K_NUM),
+  FIELD(struct iosize, mb_per_j, K_NUM),
+};
+
 static const struct field nodeio_fields[] = {
   FIELD(struct nodeio, bytes_read, K_COUNT),
   FIELD(struct nodeio, bytes_written, K_COUNT),
@@ -338,6 +347,36 @@ static int check_format(struct reader *rd, json_t *root, long long *version) {
   return 0;
 }
 
+/* Writes the size N in bytes, a power of two or 0, as "0", "512" or "64Ki"
+ * (binary prefixes) into buf. */
+static void size_text(char *buf, size_t size, double n) {
+  static const char *const prefix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  size_t k = 0;
+  while (n >= 1024 && k + 1 < COUNT_OF(prefix)) {
+    n /= 1024;
+    k++;
+  }
+  snprintf(buf, size, "%.0f%s", n, prefix[k]);
+}
+
+/* The size bin [lo, hi] as text into buf, "64Ki-128Ki" (up to, not
+ * including, hi + 1), or "0"; -1 after recording why when it is not a
+ * bin (where[i] is its path). */
+static int bin_text(struct reader *rd, const char *where, size_t i, double lo,
+                    double hi, char *buf, size_t size) {
+  char a[12], b[12];
+  if (isnan(lo) || isnan(hi) || lo > hi)
+    return fail(rd, "bad report: %s[%zu]: size_min is missing or above "
+                "size_max", where, i);
+  size_text(a, sizeof a, lo);
+  size_text(b, sizeof b, hi + 1);
+  if (hi <= lo)
+    snprintf(buf, size, "%s", a);
+  else
+    snprintf(buf, size, "%s-%s", a, b);
+  return 0;
+}
+
 /* Node i's io record. */
 static int load_node_io(struct reader *rd, struct report *r, json_t *nodes,
                         size_t i) {
@@ -359,40 +398,40 @@ static int load_node_io(struct reader *rd, struct report *r, json_t *nodes,
  * null (an older report, or a job without interception): its figures are
  * then NAN, and r->has_io stays 0 when all of them are. */
 static int load_io(struct reader *rd, struct report *r, json_t *nodes) {
-  json_t *io, *files;
+  json_t *io, *files, *sizes;
 
   if (get_child(rd, r->root, "", "io", JSON_OBJECT, &io) ||
       LOAD_FIELDS(rd, io, "io", io_fields, &r->io) ||
-      get_child(rd, io, "io", "files", JSON_ARRAY, &files))
+      get_child(rd, io, "io", "files", JSON_ARRAY, &files) ||
+      get_child(rd, io, "io", "sizes", JSON_ARRAY, &sizes))
     return -1;
   r->has_io = io != NULL;
   r->io.nfiles = json_array_size(files);
   r->io.files = report_xcalloc(r->io.nfiles, sizeof *r->io.files);
   if (LOAD_LIST(rd, files, "io.files", iofile_fields, r->io.files))
     return -1;
+  r->io.nsizes = json_array_size(sizes);
+  r->io.sizes = report_xcalloc(r->io.nsizes, sizeof *r->io.sizes);
+  if (LOAD_LIST(rd, sizes, "io.sizes", iosize_fields, r->io.sizes))
+    return -1;
+  for (size_t i = 0; i < r->io.nsizes; i++) {
+    struct iosize *z = &r->io.sizes[i];
+    if (bin_text(rd, "io.sizes", i, z->size_min, z->size_max, z->size_buf,
+                 sizeof z->size_buf))
+      return -1;
+    z->size = z->size_buf;
+  }
   for (size_t i = 0; i < r->nnodes; i++)
     if (load_node_io(rd, r, nodes, i))
       return -1;
   return 0;
 }
 
-/* Writes the size N in bytes, a power of two or 0, as "0", "512" or "64Ki"
- * (binary prefixes) into buf. */
-static void size_text(char *buf, size_t size, double n) {
-  static const char *const prefix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-  size_t k = 0;
-  while (n >= 1024 && k + 1 < COUNT_OF(prefix)) {
-    n /= 1024;
-    k++;
-  }
-  snprintf(buf, size, "%.0f%s", n, prefix[k]);
-}
-
 /* Checks a comm object (where is its path) and its calls_by, into *c,
  * whose rows the caller frees.  Absent or null: c stays as it is. */
 static int load_comm_at(struct reader *rd, json_t *obj, const char *where,
                         const char *key, struct comm *c, int *has) {
-  char path[64], lo[12], hi[12];
+  char path[64];
   json_t *comm, *rows;
 
   snprintf(path, sizeof path, "%s%s%s", where, *where ? "." : "", key);
@@ -408,15 +447,9 @@ static int load_comm_at(struct reader *rd, json_t *obj, const char *where,
     return -1;
   for (size_t i = 0; i < c->nrows; i++) {
     struct commrow *w = &c->rows[i];
-    if (isnan(w->size_min) || isnan(w->size_max) || w->size_min > w->size_max)
-      return fail(rd, "bad report: %s[%zu]: size_min is missing or above "
-                  "size_max", path, i);
-    size_text(lo, sizeof lo, w->size_min);
-    size_text(hi, sizeof hi, w->size_max + 1);
-    if (w->size_max <= w->size_min)
-      snprintf(w->size_buf, sizeof w->size_buf, "%s", lo);
-    else
-      snprintf(w->size_buf, sizeof w->size_buf, "%s-%s", lo, hi);
+    if (bin_text(rd, path, i, w->size_min, w->size_max, w->size_buf,
+                 sizeof w->size_buf))
+      return -1;
     w->size = w->size_buf;
   }
   return 0;
@@ -762,6 +795,7 @@ void report_free(struct report *r) {
   free(r->events);
   free(r->regions);
   free(r->io.files);
+  free(r->io.sizes);
   free(r->comm.rows);
   memset(r, 0, sizeof *r);
 }

@@ -121,6 +121,19 @@ static const struct column iofile_cols[] = {
   COL("ranks", "ranks", struct iofile, ranks, C_NUM, 0),
 };
 
+/* The job's MPI-IO data calls by size. */
+static const struct column iosize_cols[] = {
+  COL("op", "op", struct iosize, op, C_STR, 0),
+  COL("bytes/call", NULL, struct iosize, size, C_STR, 0),
+  COL(NULL, "size_min", struct iosize, size_min, C_NUM, 0),
+  COL(NULL, "size_max", struct iosize, size_max, C_NUM, 0),
+  COL("calls", "calls", struct iosize, calls, C_NUM, 0),
+  COL("mb", "bytes", struct iosize, bytes, C_MB, 3),
+  COL("time_s", "time_s", struct iosize, time_s, C_NUM, 3),
+  COL("energy_j", "energy_j", struct iosize, energy_j, C_NUM, 1),
+  COL("mb_per_j", "mb_per_j", struct iosize, mb_per_j, C_NUM, 3),
+};
+
 /* The job's communication calls, per call and size bin. */
 static const struct column commrow_cols[] = {
   COL("call", "call", struct commrow, call, C_STR, 0),
@@ -492,6 +505,10 @@ static void print_io(FILE *out, const struct report *r) {
   if (io->files_omitted > 0)
     fprintf(out, "(%.0f more file%s)\n", io->files_omitted,
             io->files_omitted == 1 ? "" : "s");
+  if (io->nsizes > 0) {
+    putc('\n', out);
+    TEXT_TABLE(out, iosize_cols, io->sizes, io->nsizes);
+  }
 }
 
 /* Prints the job's communication calls: the totals as "comm ...:" lines,
@@ -758,6 +775,8 @@ void report_csv(FILE *out, const struct report *r, unsigned sections) {
     CSV_TABLE(out, "io", io_cols, &r->io, 1);
     CSV_TABLE(out, "io_nodes", nodeio_cols, r->nodes, r->nnodes);
     CSV_TABLE(out, "io_files", iofile_cols, r->io.files, r->io.nfiles);
+    if (r->io.nsizes > 0) /* none in reports written before io.sizes */
+      CSV_TABLE(out, "io_sizes", iosize_cols, r->io.sizes, r->io.nsizes);
   }
   if ((sections & SEC_COMM) && r->has_comm) {
     CSV_TABLE(out, "comm", comm_cols, &r->comm, 1);

@@ -141,6 +141,14 @@ struct iofile {
   double ranks;
 };
 
+/* One element of io.sizes: the reads or the writes of one size bin. */
+struct iosize {
+  const char *op;
+  double size_min, size_max, calls, bytes, time_s, energy_j, mb_per_j;
+  const char *size; /* The bin as text, "64Ki-128Ki", in size_buf. */
+  char size_buf[24];
+};
+
 /* The job's MPI-IO figures (the top-level "io" key). */
 struct io {
   double gap_s, bytes_read, bytes_written, reads, writes, meta_ops, ops;
@@ -150,6 +158,8 @@ struct io {
   double nodes_without_energy, files_omitted;
   struct iofile *files;
   size_t nfiles;
+  struct iosize *sizes;
+  size_t nsizes;
 };
 
 /* One element of comm.calls_by: one call's calls of one size bin. */
