@@ -28,6 +28,7 @@
 
 #include <mpi.h>
 
+#include "bare.h"
 #include "bench.h"
 
 #define ROUNDS 40      /* of the ping-pong */
@@ -40,21 +41,6 @@ typedef int recv_fn(void *, int, MPI_Datatype, int, int, MPI_Comm,
                     MPI_Status *);
 
 static int rank;
-
-/* The MPI library's own function NAME, past any interposer. */
-static void *bare(const char *name)
-{
-  Dl_info info;
-  void *lib, *f;
-
-  if (dladdr((void *)PMPI_Comm_rank, &info) == 0 || info.dli_fname == NULL)
-    return NULL;
-  if ((lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)) == NULL)
-    return NULL;
-  f = dlsym(lib, name);
-  dlclose(lib);
-  return f;
-}
 
 /* Nanoseconds per round trip of N one-byte ping-pongs through S and R. */
 static double pingpong(send_fn *s, recv_fn *r, int n)
@@ -106,8 +92,8 @@ int main(int argc, char **argv)
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  bs = (send_fn *)bare("PMPI_Send");
-  br = (recv_fn *)bare("PMPI_Recv");
+  bs = (send_fn *)bench_bare("PMPI_Send");
+  br = (recv_fn *)bench_bare("PMPI_Recv");
   buf = calloc(1, BW_SIZE);
   if (bs == NULL || br == NULL || size != 2 || per < 1 || buf == NULL) {
     if (rank == 0)

@@ -31,6 +31,7 @@
 
 #include <mpi.h>
 
+#include "bare.h"
 #include "bench.h"
 
 #define ROUNDS 20   /* of the one-byte run: 5000 calls each by default */
@@ -58,21 +59,6 @@ static double block(write_at_fn *f, MPI_File fh, const char *buf, int size,
           MPI_BYTE, MPI_STATUS_IGNORE) != MPI_SUCCESS)
       return -1;
   return (bench_now() - t0) / n;
-}
-
-/* The MPI library's own MPI_File_write_at, past any interposer. */
-static write_at_fn *bare_write_at(void)
-{
-  Dl_info info;
-  void *lib, *f;
-
-  if (dladdr((void *)PMPI_Comm_rank, &info) == 0 || info.dli_fname == NULL)
-    return NULL;
-  if ((lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD)) == NULL)
-    return NULL;
-  f = dlsym(lib, "PMPI_File_write_at");
-  dlclose(lib);
-  return (write_at_fn *)f;
 }
 
 /* ROUNDS rounds of N calls of SIZE bytes, bare and wrapped; per round
@@ -120,7 +106,7 @@ int main(int argc, char **argv)
   int per = (int)(calls / ROUNDS), rc = 0;
 
   MPI_Init(&argc, &argv);
-  bare = bare_write_at();
+  bare = (write_at_fn *)bench_bare("PMPI_File_write_at");
   if (bare == NULL || per < 1) {
     fprintf(stderr, "mpiio_cost: %s\n",
             per < 1 ? "CALLS: at least 20"
