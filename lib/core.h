@@ -33,6 +33,12 @@
 #define PMON_TIMELINE_MAX 100000
 #define PMON_TIMELINE_SPANS 64 /* I/O phases, and regions, per node */
 #define PMON_CPU_READ_NS 20000000 /* /proc/stat is read at most this often */
+/* CPUs as a bit mask of unsigned longs (the node's ranks' CPUs). */
+#define PMON_CPUS_MAX 1024
+#define PMON_CPU_WORDS (PMON_CPUS_MAX / (8 * sizeof(unsigned long)))
+#define PMON_CPU_ISSET(c, m)                                               \
+  (((m)[(c) / (8 * sizeof(unsigned long))] >>                              \
+    ((c) % (8 * sizeof(unsigned long)))) & 1UL)
 #define PMON_LABEL_MAX 255 /* bytes of PMON_LABEL */
 #define PMON_TAGS_MAX 1023 /* bytes of PMON_TAGS */
 #define PMON_TAG_KEY_MAX 64
@@ -151,6 +157,7 @@ struct pmon_hist_point {
   uint64_t covered_ns; /* measured time since init, as with energy */
   uint64_t cpu_t_ns;   /* when the CPU time below was read */
   uint64_t cpu_busy, cpu_total;
+  double mhz; /* the mean clock of the ranks' CPUs as last read, NAN */
 };
 
 enum pmon_phase {
@@ -160,7 +167,17 @@ enum pmon_phase {
   PMON_PHASE_DISABLED
 };
 
-struct pmon_thread; /* lib/comm.c: PMON_COMM; the end of counting (first thing in finalize);
+struct pmon_thread; /* lib/cpufreq.c: the leader opens the cpufreq files of the CPUs in CPUS;
+ * a reading at T (at most every 0.1 s, else the last) gives their mean
+ * MHz, NAN without one; the node record's cpu_freq (null before a
+ * reading), and why there is none (NULL when there is). */
+void pmon__cpufreq_open(const unsigned long *cpus);
+double pmon__cpufreq_read(uint64_t t);
+struct json_t *pmon__cpufreq_json(void);
+const char *pmon__cpufreq_why(void);
+void pmon__cpufreq_close(void);
+
+/* lib/comm.c: PMON_COMM; the end of counting (first thing in finalize);
  * this rank's record for its leader; the node's from its ranks' (the
  * leader, after its final samples); the job's from the nodes'. */
 int pmon__comm_config(void);
@@ -181,6 +198,9 @@ struct pmon_state {
                                     MPI_COMM_NULL outside leaders */
   int rank, size, local_rank, local_size, nnodes;
   int leader;
+  unsigned long cpus[PMON_CPU_WORDS]; /* leader: the CPUs its node's ranks
+                                         may run on, the union of their
+                                         affinity masks */
   char node_name[256];
   MPI_Win win;        /* node-shared segment, MPI_WIN_NULL without MPI */
   struct pmon_shared *sh;

@@ -20,6 +20,7 @@
 #define PMON_ENV_IO_GAP "PMON_IO_GAP"     /* I/O phase merge gap, s */
 #define PMON_ENV_IO_FILES "PMON_IO_FILES" /* files listed in the report */
 #define PMON_ENV_COMM "PMON_COMM" /* 0: communication calls not counted */
+#define PMON_ENV_SLURM_CPU_FREQ_REQ "SLURM_CPU_FREQ_REQ" /* srun --cpu-freq */
 #define PMON_ENV_TIMELINE "PMON_TIMELINE" /* slices of a node's timeline */
 #define PMON_ENV_TRACE "PMON_TRACE" /* its name before report format 3 */
 #define PMON_ENV_MAX_REGIONS "PMON_MAX_REGIONS" /* region names kept */

@@ -9,8 +9,10 @@
  * through the PMPI_ entry points on private communicators, so neither the
  * program nor other PMPI tools see it.
  */
+#define _GNU_SOURCE /* sched_getaffinity() */
 #include "config.h"
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,20 @@ static int mpi_fail(int rc, const char *what)
   return pmon__fail(PMON_EMPI, "MPI: %s: %s", what, msg);
 }
 
+/* This process's CPUs into g->cpus. */
+static void own_cpus(void)
+{
+  cpu_set_t set;
+
+  memset(pmon__g.cpus, 0, sizeof pmon__g.cpus);
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    return;
+  for (int c = 0; c < CPU_SETSIZE && c < PMON_CPUS_MAX; c++)
+    if (CPU_ISSET(c, &set))
+      pmon__g.cpus[c / (8 * sizeof(unsigned long))] |=
+        1UL << (c % (8 * sizeof(unsigned long)));
+}
+
 int pmon__node_setup(void)
 {
   struct pmon_state *g = &pmon__g;
@@ -60,6 +76,7 @@ int pmon__node_setup(void)
   if (init)
     PMPI_Finalized(&fini);
   g->mpi = init && !fini;
+  own_cpus();
   if (!g->mpi) {
     g->rank = g->local_rank = 0;
     g->size = g->local_size = g->nnodes = 1;
@@ -100,6 +117,10 @@ int pmon__node_setup(void)
   PMPI_Comm_set_errhandler(g->node, MPI_ERRORS_RETURN);
   PMPI_Comm_rank(g->node, &g->local_rank);
   PMPI_Comm_size(g->node, &g->local_size);
+  /* The node's CPUs, for the leader's cpufreq readings. */
+  if ((rc = PMPI_Allreduce(MPI_IN_PLACE, g->cpus, (int)PMON_CPU_WORDS,
+                           MPI_UNSIGNED_LONG, MPI_BOR, g->node)) != MPI_SUCCESS)
+    return mpi_fail(rc, "MPI_Allreduce");
   g->leader = g->local_rank == 0;
   if ((rc = PMPI_Comm_split(g->world, g->leader ? 0 : MPI_UNDEFINED, g->rank,
                             &g->leaders)) != MPI_SUCCESS)

@@ -170,6 +170,7 @@ static void teardown(void)
   pmon__regions_free();
   pmon__io_free();
   pmon__comm_free();
+  pmon__cpufreq_close();
   pmon__node_teardown();
 }
 
@@ -231,8 +232,10 @@ static int init_locked(int by_preload)
     pmon__node_teardown();
     return rc;
   }
-  if (cfg == 0 && g->leader)
+  if (cfg == 0 && g->leader) {
     cfg = pmon__meters_open() == PMON_ECONFIG ? PMON_ECONFIG : 0;
+    pmon__cpufreq_open(g->cpus);
+  }
   /* Every rank returns the same: one bad configuration anywhere stops all. */
   any = cfg;
   if (g->mpi)

@@ -267,6 +267,13 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     tm >= 0 ? json_string(how) : json_null(), "channels", chans, "samples",
     (json_int_t)samples, "events", events_json(), "meters", meters_json(),
     "io", io);
+  if (rec != NULL) {
+    const char *why = pmon__cpufreq_why();
+
+    json_object_set_new(rec, "cpu_freq", pmon__cpufreq_json());
+    json_object_set_new(rec, "cpu_freq_why",
+                        why != NULL ? json_string(why) : json_null());
+  }
   if (rec != NULL) /* the spool's snapshot has no communication figures */
     json_object_set_new(rec, "comm", final && ranks != NULL
                                        ? pmon__comm_node(ranks)
@@ -975,6 +982,13 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
   if (doc == NULL)
     return pmon__fail(PMON_ENOMEM, "report: cannot build the document");
   json_object_set_new(doc, "covers", job_covers(nodes));
+  {
+    const char *req = getenv(PMON_ENV_SLURM_CPU_FREQ_REQ);
+
+    json_object_set_new(json_object_get(doc, "job"), "cpu_freq_req",
+                        req != NULL && *req != '\0' ? json_string(req)
+                                                    : json_null());
+  }
   region_names(json_object_get(doc, "job"), regions);
   pmon__label_tags(json_object_get(doc, "job"));
   /* The regions go last, written from their records (write_doc()). */

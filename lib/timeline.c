@@ -168,6 +168,7 @@ void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns)
   p->cpu_t_ns = g->cpu_t_ns;
   p->cpu_busy = g->cpu_busy;
   p->cpu_total = g->cpu_total;
+  p->mhz = pmon__cpufreq_read(t_ns);
   g->hist_tail = g->hist_offered++ % g->hist_stride != 0;
 }
 
@@ -352,7 +353,23 @@ static void put_str(struct text *b, const char *s)
 #define IND "\n  " /* a key of nodes[].timeline, as json_dumps() would
                       indent it in a node record by one per level */
 
-/* The slices: start, power, energy, CPU use.  Every slice's energy is the
+/* The mean of the CPU clock readings of the history points from A to Z
+ * (ns), NAN when none was read there. */
+static double mhz_mean(uint64_t a, uint64_t z)
+{
+  const struct pmon_hist_point *h = pmon__g.hist;
+  double w, sum = 0;
+  size_t i = locate(a, &w), n = 0;
+
+  for (i += w > 0; i < pmon__g.nhist && h[i].t_ns <= z; i++)
+    if (isfinite(h[i].mhz)) {
+      sum += h[i].mhz;
+      n++;
+    }
+  return n > 0 ? sum / (double)n : NAN;
+}
+
+/* The slices: start, power, energy, CPU use, CPU clock.  Every slice's energy is the
  * history's rise across it, so that they add up to the rise over the
  * whole history, the node's energy (the history ends at the node total's
  * last sample: pmon__meters_sample_all() at finalize). */
@@ -363,7 +380,7 @@ static void put_slices(struct text *b, int points)
   int nb = 0;
   uint64_t t0 = 0, span = 0, cpu_gap = 0;
   static const char *const keys[] = {"t_s", "power_w", "energy_j",
-                                      "cpu_util"};
+                                      "cpu_util", "cpu_mhz"};
 
   if (h != NULL && n >= 2 && points > 0) {
     t0 = h[0].t_ns;
@@ -385,7 +402,7 @@ static void put_slices(struct text *b, int points)
   cpu_gap += 2 * PMON_CPU_READ_NS;
   put(b, IND "\"slices\": %d," IND "\"dt_s\": ", nb);
   put_num(b, "", 9, nb > 0 ? (double)span * 1e-9 / nb : NAN);
-  for (int key = 0; key < 4; key++) {
+  for (int key = 0; key < 5; key++) {
     put(b, "," IND "\"%s\": [", keys[key]);
     for (int k = 0; k < nb; k++) {
       uint64_t a = t0 + (uint64_t)((double)span * k / nb);
@@ -405,6 +422,9 @@ static void put_slices(struct text *b, int points)
       case 2:
         v = c > 0 ? hist_at(z) - hist_at(a) : NAN;
         break;
+      case 4:
+        v = mhz_mean(a, z);
+        break;
       default:
         if (cpu_at(a, cpu_gap, &ba, &ta) == 0 &&
             cpu_at(z, cpu_gap, &bz, &tz) == 0 && tz > ta)
@@ -417,7 +437,7 @@ static void put_slices(struct text *b, int points)
        * the slices add up. */
       if (key == 2 && !(c > 0) && (rise = hist_at(z) - hist_at(a)) != 0)
         v = rise;
-      put_num(b, sep, key == 0 ? 9 : key == 3 ? 4 : 7, v);
+      put_num(b, sep, key == 0 ? 9 : key == 3 ? 4 : key == 4 ? 5 : 7, v);
     }
     put(b, "]");
   }

@@ -173,6 +173,27 @@ struct compare {
 
 /* A copy of s (NULL for NULL) whose control characters are '?', so that a
  * name from a report cannot break a line or a table. */
+/* The group of a run for --by=cpu_freq when it has no such tag: the
+ * frequency its job asked for (job.cpu_freq_req), else the mean clock of
+ * its nodes' CPUs to 100 MHz ("2400 MHz"); NULL when neither is known. */
+static const char *cpu_freq_key(const struct report *r, char *buf,
+                                size_t size) {
+  double sum = 0;
+  size_t n = 0;
+
+  if (r->job.cpu_freq_req != NULL)
+    return r->job.cpu_freq_req;
+  for (size_t i = 0; i < r->nnodes; i++)
+    if (!isnan(r->nodes[i].cpu_freq.mean_mhz)) {
+      sum += r->nodes[i].cpu_freq.mean_mhz;
+      n++;
+    }
+  if (n == 0)
+    return NULL;
+  snprintf(buf, size, "%.0f MHz", 100 * round(sum / (double)n / 100));
+  return buf;
+}
+
 static char *clean_copy(const char *s) {
   char *d;
   if (s == NULL)
@@ -353,6 +374,7 @@ static int load_run(struct compare *c, size_t i) {
   const char *base;
   struct report r;
   double moved;
+  char freq[64];
 
   if (report_open(u->path, u->shown, &r))
     return -1;
@@ -363,7 +385,10 @@ static int load_run(struct compare *c, size_t i) {
   u->job_id = clean_copy(r.job.id);
   u->estimated = r.estimated > 0;
   if (c->by != NULL)
-    u->group = clean_copy(report_tag(&r, c->by));
+    u->group = clean_copy(report_tag(&r, c->by) ? report_tag(&r, c->by)
+                          : strcmp(c->by, "cpu_freq") == 0
+                            ? cpu_freq_key(&r, freq, sizeof freq)
+                            : NULL);
   for (size_t k = 0; k < r.nnodes; k++)
     cov |= r.nodes[k].energy_coverage < COVERED; /* false for NAN */
   job = (r.estimated > 0 ? M_EST : 0) | (cov ? M_COV : 0);
@@ -1090,7 +1115,9 @@ static void usage(FILE *out) {
         "                       (default: the first)\n"
         "      --by=TAG         one column per value of the tag TAG\n"
         "                       (pmon-run --tag): the mean, the sample\n"
-        "                       standard deviation and the count of its runs\n"
+        "                       standard deviation and the count of its runs;\n"
+        "                       cpu_freq, when no run has that tag, groups\n"
+        "                       by the requested or the measured CPU clock\n"
         "      --force          compare runs whose energy covers different\n"
         "                       parts (whole nodes, cpu+memory...), marked\n"
         "  -c, --csv            print CSV, one row per run and figure\n"

@@ -134,6 +134,7 @@ static const struct field job_fields[] = {
   FIELD(struct job, label, K_STR),
   FIELD(struct job, region_names_limit, K_COUNT),
   FIELD(struct job, region_names_folded, K_COUNT),
+  FIELD(struct job, cpu_freq_req, K_STR),
 };
 
 static const struct field meter_fields[] = {
@@ -154,6 +155,13 @@ static const struct field node_fields[] = {
   FIELD(struct node, total_from, K_STR), FIELD(struct node, covers, K_STR),
   FIELD(struct node, total_how, K_STR),
   FIELD(struct node, energy_coverage, K_NUM),
+  FIELD(struct node, cpu_freq_why, K_STR),
+};
+
+static const struct field cpufreq_fields[] = {
+  FIELD(struct cpufreq, mean_mhz, K_NUM), FIELD(struct cpufreq, min_mhz, K_NUM),
+  FIELD(struct cpufreq, max_mhz, K_NUM), FIELD(struct cpufreq, cpus, K_COUNT),
+  FIELD(struct cpufreq, governor, K_STR),
 };
 
 static const struct field event_fields[] = {
@@ -629,14 +637,16 @@ static int load_timeline(struct reader *rd, struct report *r, json_t *nodes,
     return fail(rd, "bad report: %s.t_s: expected %" JSON_INTEGER_FORMAT
                 " elements (slices), found %zu", where,
                 json_integer_value(v), t->n);
-  t->t_s = report_xcalloc(4 * t->n, sizeof *t->t_s);
+  t->t_s = report_xcalloc(5 * t->n, sizeof *t->t_s);
   t->power_w = t->t_s + t->n;
   t->energy_j = t->power_w + t->n;
   t->cpu_util = t->energy_j + t->n;
+  t->cpu_mhz = t->cpu_util + t->n;
   if (load_slices(rd, tl, where, "t_s", t->n, t->t_s) ||
       load_slices(rd, tl, where, "power_w", t->n, t->power_w) ||
       load_slices(rd, tl, where, "energy_j", t->n, t->energy_j) ||
       load_slices(rd, tl, where, "cpu_util", t->n, t->cpu_util) ||
+      load_slices(rd, tl, where, "cpu_mhz", t->n, t->cpu_mhz) ||
       load_phases(rd, tl, where, t) || load_spans(rd, tl, where, t))
     return -1;
   t->step_s = slice_step(t, r->nodes[i].wall_s);
@@ -693,9 +703,15 @@ const char *report_tag(const struct report *r, const char *key) {
 static int load_node(struct reader *rd, struct report *r, json_t *nodes,
                      size_t i) {
   struct event *ev = &r->events[r->nevents];
-  char path[96];
-  json_t *arr;
+  char path[96], where[48];
+  json_t *arr, *cf;
 
+  snprintf(where, sizeof where, "nodes[%zu]", i);
+  snprintf(path, sizeof path, "nodes[%zu].cpu_freq", i);
+  if (get_child(rd, json_array_get(nodes, i), where, "cpu_freq", JSON_OBJECT,
+                &cf) ||
+      LOAD_FIELDS(rd, cf, path, cpufreq_fields, &r->nodes[i].cpu_freq))
+    return -1;
   if (get_inner(rd, nodes, "nodes", i, "events", path, &arr) ||
       LOAD_LIST(rd, arr, path, event_fields, ev))
     return -1;

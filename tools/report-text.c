@@ -183,7 +183,7 @@ static const struct column tlsum_cols[] = {
 /* One slice of a node's timeline: one row of the CSV output. */
 struct tlslice {
   const char *node;
-  double t_s, power_w, energy_j, cpu_util;
+  double t_s, power_w, energy_j, cpu_util, cpu_mhz;
 };
 
 static const struct column tlslice_cols[] = {
@@ -192,6 +192,18 @@ static const struct column tlslice_cols[] = {
   COL(NULL, "power_w", struct tlslice, power_w, C_NUM, 0),
   COL(NULL, "energy_j", struct tlslice, energy_j, C_NUM, 0),
   COL(NULL, "cpu_util", struct tlslice, cpu_util, C_NUM, 0),
+  COL(NULL, "cpu_mhz", struct tlslice, cpu_mhz, C_NUM, 0),
+};
+
+/* The clock of each node's CPUs: the CSV table cpu_freq. */
+static const struct column cpufreq_cols[] = {
+  COL(NULL, "node", struct node, name, C_STR, 0),
+  COL(NULL, "mean_mhz", struct node, cpu_freq.mean_mhz, C_NUM, 0),
+  COL(NULL, "min_mhz", struct node, cpu_freq.min_mhz, C_NUM, 0),
+  COL(NULL, "max_mhz", struct node, cpu_freq.max_mhz, C_NUM, 0),
+  COL(NULL, "governor", struct node, cpu_freq.governor, C_STR, 0),
+  COL(NULL, "cpus", struct node, cpu_freq.cpus, C_NUM, 0),
+  COL(NULL, "why_none", struct node, cpu_freq_why, C_STR, 0),
 };
 
 static const struct column stat_cols[] = {
@@ -419,6 +431,49 @@ static void print_meter(FILE *out, const struct report *r, size_t i) {
   putc('\n', out);
 }
 
+/* Whether a node of r has its CPUs' clock. */
+static int has_cpu_freq(const struct report *r) {
+  for (size_t i = 0; i < r->nnodes; i++)
+    if (!isnan(r->nodes[i].cpu_freq.mean_mhz))
+      return 1;
+  return 0;
+}
+
+/* Prints "cpu clock:  1600 MHz mean (1200 to 2000), governor powersave;
+ * requested ..." over the nodes that have it, when one has; the mean is
+ * the nodes' means averaged. */
+static void print_cpu_clock(FILE *out, const struct report *r) {
+  double sum = 0, lo = NAN, hi = NAN;
+  const char *gov = NULL;
+  size_t n = 0;
+
+  for (size_t i = 0; i < r->nnodes; i++) {
+    const struct cpufreq *f = &r->nodes[i].cpu_freq;
+    if (isnan(f->mean_mhz))
+      continue;
+    sum += f->mean_mhz;
+    lo = n == 0 || f->min_mhz < lo ? f->min_mhz : lo;
+    hi = n == 0 || f->max_mhz > hi ? f->max_mhz : hi;
+    if (f->governor != NULL)
+      gov = gov == NULL || strcmp(gov, f->governor) == 0 ? f->governor
+                                                         : "mixed";
+    n++;
+  }
+  if (n == 0 && r->job.cpu_freq_req == NULL)
+    return;
+  fprintf(out, "%-12s", "cpu clock:");
+  if (n > 0)
+    fprintf(out, "%.0f MHz mean (%.0f to %.0f)%s%s", sum / (double)n, lo, hi,
+            gov ? ", governor " : "", gov ? gov : "");
+  else
+    fputs("not read", out);
+  if (n > 0 && n < r->nnodes)
+    fprintf(out, ", on %zu of %zu nodes", n, r->nnodes);
+  if (r->job.cpu_freq_req != NULL)
+    fprintf(out, "; requested %s (SLURM_CPU_FREQ_REQ)", r->job.cpu_freq_req);
+  putc('\n', out);
+}
+
 static void print_summary(FILE *out, const struct report *r) {
   char buf[CELL_MAX];
 
@@ -448,6 +503,7 @@ static void print_summary(FILE *out, const struct report *r) {
                  "counted as \"(other)\"\n",
             "regions:", r->job.region_names_folded,
             r->job.region_names_limit);
+  print_cpu_clock(out, r);
   for (size_t i = 0; i < r->nmeters; i++)
     print_meter(out, r, i);
   fprintf(out, "%-12sversion %lld, written by pmon %s\n\n", "format:",
@@ -640,7 +696,7 @@ static void print_slices(FILE *out, const struct report *r) {
     const struct timeline *t = &r->nodes[i].tl;
     for (size_t j = 0; j < t->n; j++) {
       struct tlslice row = {r->nodes[i].name, t->t_s[j], t->power_w[j],
-                            t->energy_j[j], t->cpu_util[j]};
+                            t->energy_j[j], t->cpu_util[j], t->cpu_mhz[j]};
       for (size_t c = 0; c < COUNT_OF(tlslice_cols); c++) {
         fputs(c > 0 ? "," : "", out);
         report_csv_field(out, cell_text(&tlslice_cols[c], &row, 1, buf));
@@ -782,6 +838,8 @@ void report_csv(FILE *out, const struct report *r, unsigned sections) {
     CSV_TABLE(out, "comm", comm_cols, &r->comm, 1);
     CSV_TABLE(out, "comm_calls", commrow_cols, r->comm.rows, r->comm.nrows);
   }
+  if ((sections & SEC_NODES) && has_cpu_freq(r))
+    CSV_TABLE(out, "cpu_freq", cpufreq_cols, r->nodes, r->nnodes);
   if ((sections & SEC_TIMELINE) && r->timelines > 0)
     print_slices(out, r);
 }

@@ -54,6 +54,7 @@ struct job {
   double ranks, nodes, wall_s;
   int mpi;
   double region_names_limit, region_names_folded; /* NAN before version 2 */
+  const char *cpu_freq_req; /* SLURM_CPU_FREQ_REQ; NULL when absent. */
 };
 
 struct meter {
@@ -107,6 +108,7 @@ struct timeline {
   double step_s;                /* The slice width to draw with: dt_s, or
                                    a guess from t_s or wall_s; NAN if none. */
   double *t_s, *power_w, *energy_j, *cpu_util; /* n each, NAN for null. */
+  double *cpu_mhz;              /* n, all NAN in reports before it. */
   struct tlphase *phases;       /* The phases listed. */
   size_t nphases;
   struct tlphase between;       /* The span of the phases not listed. */
@@ -116,8 +118,16 @@ struct timeline {
   double regions_omitted;
 };
 
+/* The clock of a node's CPUs (nodes[].cpu_freq); all NAN when null. */
+struct cpufreq {
+  double mean_mhz, min_mhz, max_mhz, cpus;
+  const char *governor;
+};
+
 struct node {
   const char *name, *total_from, *covers, *total_how;
+  const char *cpu_freq_why; /* Why cpu_freq is null; NULL when absent. */
+  struct cpufreq cpu_freq;
   double ranks, energy_j, wall_s, power_w;
   double energy_coverage; /* The least share of the run measured, 0 to 1. */
   int estimated;
