@@ -596,6 +596,183 @@ static void io(FILE *out, const struct report *r) {
   }
 }
 
+/* ---- Communication ----------------------------------------------------- */
+
+
+#define PLOT_W 420
+#define PLOT_H 260
+#define PLOT_L 64 /* left margin, for the y labels */
+#define PLOT_B 36 /* bottom margin, for the x labels */
+#define PLOT_T 12
+#define PLOT_R 12
+#define MAX_COMM_ROWS 64
+
+static const char *const call_colours[] = {
+  "#1f6fb2", "#d1495b", "#2a9d8f", "#e09f3e", "#6d597a",
+  "#3d405b", "#8ab17d", "#b5651d", "#00798c", "#9b2226"};
+
+/* One log-log plot of the per-byte figure at offset OFF of struct commrow
+ * (s/B or J/B) against the size bin, one line per call; the bins of no
+ * bytes and the rows without the figure are left out.  ID names it. */
+static void comm_plot(FILE *out, const struct comm *c, size_t off,
+                      const char *title, const char *id) {
+  double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+  const double w = PLOT_W - PLOT_L - PLOT_R, h = PLOT_H - PLOT_T - PLOT_B;
+  size_t ncalls = 0;
+
+  for (size_t i = 0; i < c->nrows; i++) {
+    const struct commrow *w_ = &c->rows[i];
+    double y = *(const double *)(const void *)((const char *)w_ + off);
+    if (!(w_->size_min > 0) || !(y > 0))
+      continue;
+    xlo = fmin(xlo, log2(w_->size_min));
+    xhi = fmax(xhi, log2(w_->size_min));
+    ylo = fmin(ylo, floor(log10(y)));
+    yhi = fmax(yhi, ceil(log10(y)));
+  }
+  fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" "
+          "class=\"comm-plot\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d "
+          "%d\" role=\"img\"><title>", id, PLOT_W, PLOT_H, PLOT_W, PLOT_H);
+  esc(out, title);
+  fputs("</title>\n", out);
+  if (!isfinite(xlo) || !isfinite(ylo)) {
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"13\">no figure to "
+            "draw</text></svg>\n", PLOT_L, PLOT_H / 2);
+    return;
+  }
+  if (xhi <= xlo)
+    xhi = xlo + 1;
+  if (yhi <= ylo)
+    yhi = ylo + 1;
+  /* Axes, decades of y and powers of 4 of x. */
+  fputs("<g font-size=\"11\" fill=\"#555\" stroke=\"none\">\n", out);
+  for (double d = ylo; d <= yhi; d++) {
+    double y = PLOT_T + h - (d - ylo) / (yhi - ylo) * h;
+    fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%.0f"
+            "</text><line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" "
+            "stroke=\"#e3e3e3\"/>\n", PLOT_L - 4, y + 4, d, PLOT_L,
+            PLOT_W - PLOT_R, y, y);
+  }
+  for (double e = ceil(xlo); e <= xhi; e += xhi - xlo > 12 ? 4 : 2) {
+    char lab[16];
+    double x = PLOT_L + (e - xlo) / (xhi - xlo) * w;
+    report_size_text(lab, sizeof lab, ldexp(1, (int)e));
+    fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s"
+            "</text>\n", x, PLOT_H - PLOT_B + 16, lab);
+  }
+  fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">bytes "
+          "per call</text></g>\n", PLOT_L + w / 2, PLOT_H - 4);
+  fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%.0f\" height=\"%.0f\" "
+          "fill=\"none\" stroke=\"#999\"/>\n", PLOT_L, PLOT_T, w, h);
+  /* One line per call, in the order of the rows. */
+  for (size_t i = 0; i < c->nrows; i++) {
+    const char *call = c->rows[i].call;
+    const char *colour;
+    size_t n = 0;
+    int seen = 0;
+    for (size_t j = 0; j < i; j++)
+      seen |= call != NULL && c->rows[j].call != NULL &&
+              strcmp(c->rows[j].call, call) == 0;
+    if (seen || call == NULL)
+      continue;
+    colour = call_colours[ncalls % COUNT_OF(call_colours)];
+    for (size_t j = i; j < c->nrows; j++) {
+      const struct commrow *w_ = &c->rows[j];
+      double y = *(const double *)(const void *)((const char *)w_ + off);
+      double px, py;
+      if (w_->call == NULL || strcmp(w_->call, call) != 0 ||
+          !(w_->size_min > 0) || !(y > 0))
+        continue;
+      px = PLOT_L + (log2(w_->size_min) - xlo) / (xhi - xlo) * w;
+      py = PLOT_T + h - (log10(y) - ylo) / (yhi - ylo) * h;
+      if (n++ == 0) {
+        fprintf(out, "<g class=\"call\" stroke=\"%s\" fill=\"%s\"><title>",
+                colour, colour);
+        esc(out, call);
+        fputs("</title><polyline fill=\"none\" stroke-width=\"1.5\" "
+              "points=\"", out);
+      }
+      fprintf(out, "%s%.1f,%.1f", n > 1 ? " " : "", px, py);
+    }
+    if (n == 0)
+      continue;
+    fputs("\"/></g>\n", out);
+    fprintf(out, "<text x=\"%d\" y=\"%zu\" font-size=\"11\" fill=\"%s\">",
+            PLOT_W - PLOT_R - 120, PLOT_T + 12 + 13 * ncalls, colour);
+    esc(out, call);
+    fputs("</text>\n", out);
+    ncalls++;
+  }
+  fputs("</svg>\n", out);
+}
+
+/* The job's communication calls: cards, the plots of s/B and J/B against
+ * the message size, and the rows. */
+static void comm(FILE *out, const struct report *r, size_t index) {
+  const struct comm *c = &r->comm;
+  char a[CELL_MAX], id[32];
+  int est = c->estimated > 0;
+  size_t n = c->nrows < MAX_COMM_ROWS ? c->nrows : MAX_COMM_ROWS;
+
+  fputs("<h3>Communication<small>MPI calls, by call and bytes per call"
+        "</small></h3>\n", out);
+  if (!r->has_comm) {
+    fprintf(out, "<p class=\"note\">No communication calls recorded: %s."
+            "</p>\n", report_no_comm_reason(r));
+    return;
+  }
+  fputs("<div class=\"cards\">\n", out);
+  card_open(out, "Calls", 0, 0);
+  fig(out, plain(a, c->calls, 0));
+  card_close(out, NULL);
+  card_open(out, "Bytes", 0, 0);
+  fig(out, report_si(a, c->bytes, "B"));
+  card_close(out, "through the ranks' buffers");
+  card_open(out, "Time in calls", 0, 0);
+  fig(out, report_duration(a, c->time_s, 0));
+  card_close(out, "summed over the ranks");
+  card_open(out, "Energy", 0, est);
+  fig(out, report_si(a, c->energy_j, "J"));
+  card_close(out, "each rank's share of its node's");
+  card_open(out, "Energy per byte", 0, est);
+  fig(out, tiny(a, c->j_per_byte, "J/B"));
+  card_close(out, NULL);
+  fputs("</div>\n<figure class=\"comm\">\n", out);
+  snprintf(id, sizeof id, "r%zu-comm-s", index);
+  comm_plot(out, c, offsetof(struct commrow, s_per_byte),
+            "seconds per byte against bytes per call", id);
+  snprintf(id, sizeof id, "r%zu-comm-j", index);
+  comm_plot(out, c, offsetof(struct commrow, j_per_byte),
+            "joules per byte against bytes per call", id);
+  fputs("<figcaption>Delay (s/B, left) and energy (J/B, right) per byte, "
+        "against the bytes of a call, one line per call; both axes "
+        "logarithmic.</figcaption></figure>\n", out);
+  fputs("<table class=\"comm\"><thead><tr><th>call</th><th>bytes/call</th>"
+        "<th class=\"n\">calls</th><th class=\"n\">bytes</th>"
+        "<th class=\"n\">time</th><th class=\"n\">energy</th>"
+        "<th class=\"n\">s/B</th><th class=\"n\">J/B</th></tr></thead>"
+        "<tbody>\n", out);
+  for (size_t i = 0; i < n; i++) {
+    const struct commrow *w = &c->rows[i];
+    fputs("<tr><td class=\"mono\">", out);
+    esc(out, w->call);
+    fputs("</td><td class=\"mono\">", out);
+    esc(out, w->size);
+    fputs("</td>", out);
+    num_cell(out, plain(a, w->calls, 0), 0);
+    num_cell(out, report_si(a, w->bytes, "B"), 0);
+    num_cell(out, report_duration(a, w->time_s, 0), 0);
+    num_cell(out, report_si(a, w->energy_j, "J"), est);
+    num_cell(out, tiny(a, w->s_per_byte, "s/B"), 0);
+    num_cell(out, tiny(a, w->j_per_byte, "J/B"), est);
+    fputs("</tr>\n", out);
+  }
+  if (c->nrows > n)
+    fprintf(out, "<tr class=\"more\"><td colspan=\"8\">%zu more rows"
+            "</td></tr>\n", c->nrows - n);
+  fputs("</tbody></table>\n", out);
+}
+
 /* Whether two strings that may be NULL are equal. */
 static int same(const char *a, const char *b) {
   return a == b || (a && b && strcmp(a, b) == 0);
@@ -776,6 +953,8 @@ static void section(FILE *out, const struct report *r, const char *name,
   nodes(out, r);
   if (r->has_io || r->job.mpi > 0)
     io(out, r);
+  if (r->has_comm || r->job.mpi > 0)
+    comm(out, r, index);
   meters(out, r);
   events(out, r);
   fputs("</section>\n", out);

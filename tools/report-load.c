@@ -355,9 +355,7 @@ static int check_format(struct reader *rd, json_t *root, long long *version) {
   return 0;
 }
 
-/* Writes the size N in bytes, a power of two or 0, as "0", "512" or "64Ki"
- * (binary prefixes) into buf. */
-static void size_text(char *buf, size_t size, double n) {
+void report_size_text(char *buf, size_t size, double n) {
   static const char *const prefix[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
   size_t k = 0;
   while (n >= 1024 && k + 1 < COUNT_OF(prefix)) {
@@ -376,8 +374,8 @@ static int bin_text(struct reader *rd, const char *where, size_t i, double lo,
   if (isnan(lo) || isnan(hi) || lo > hi)
     return fail(rd, "bad report: %s[%zu]: size_min is missing or above "
                 "size_max", where, i);
-  size_text(a, sizeof a, lo);
-  size_text(b, sizeof b, hi + 1);
+  report_size_text(a, sizeof a, lo);
+  report_size_text(b, sizeof b, hi + 1);
   if (hi <= lo)
     snprintf(buf, size, "%s", a);
   else

@@ -248,6 +248,10 @@ int report_check_node(json_t *node, char *why, size_t size);
 /* As report_check_node(), for the job record (its scalar keys and tags). */
 int report_check_job(json_t *job, char *why, size_t size);
 
+/* Writes the size n in bytes, a power of two or 0, as "0", "512" or
+ * "64Ki" (binary prefixes) into buf. */
+void report_size_text(char *buf, size_t size, double n);
+
 /* Releases what report_open() gave r and zeroes it. */
 void report_free(struct report *r);
 
