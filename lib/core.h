@@ -66,7 +66,19 @@ struct pmon_tl {
 };
 
 /* The node-shared segment, written by the leader. */
+/* PMON_IO_FREQ's state of a node (lib/iofreq.c), under LOCK. */
+struct pmon_freq_shared {
+  _Atomic int lock;
+  int32_t active;       /* ranks in an I/O phase */
+  int32_t capped;       /* the CPUs are capped now */
+  uint32_t switches;    /* times they were capped */
+  uint32_t failed;      /* writes that failed */
+  uint64_t t_cap_ns;    /* when they were capped last */
+  uint64_t capped_ns;   /* the time they were capped, all told */
+};
+
 struct pmon_shared {
+  struct pmon_freq_shared freq;
   int32_t nmeters;
   int32_t total_meter;                /* -1 when the node has no total */
   uint32_t total_mask[PMON_METER_MAX]; /* per meter, its channels in the
@@ -167,7 +179,23 @@ enum pmon_phase {
   PMON_PHASE_DISABLED
 };
 
-struct pmon_thread; /* lib/cpufreq.c: the leader opens the cpufreq files of the CPUs in CPUS;
+struct pmon_thread; /* lib/iofreq.c: PMON_IO_FREQ; every rank opens the node's CPUs' clock
+ * limits at init; a rank enters when it opens an I/O phase (lib/io.c) and
+ * leaves after it (its own thread), or when it stops (finalize); the
+ * leader's io.freq_policy, and the job's from the nodes'. */
+int pmon__iofreq_config(void);
+void pmon__iofreq_open(void);
+void pmon__iofreq_enter(void);
+void pmon__iofreq_stop(void);
+struct json_t *pmon__iofreq_node_json(void);
+struct json_t *pmon__iofreq_job(struct json_t *nodes);
+void pmon__iofreq_close(void);
+/* lib/io.c for it: whether a phase is open, with the ns since its last
+ * call ended in *IDLE (0 when none is: *IDLE is then unset); the gap. */
+int pmon__io_idle_ns(uint64_t *idle);
+uint64_t pmon__io_gap_ns(void);
+
+/* lib/cpufreq.c: the leader opens the cpufreq files of the CPUs in CPUS;
  * a reading at T (at most every 0.1 s, else the last) gives their mean
  * MHz, NAN without one; the node record's cpu_freq (null before a
  * reading), and why there is none (NULL when there is). */

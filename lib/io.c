@@ -430,6 +430,9 @@ static void phase_add(uint64_t t0, uint64_t t1, uint64_t bytes)
     hot->cur0 = t0 < hot->cur0 ? t0 : hot->cur0;
     hot->cur1 = t1 > hot->cur1 ? t1 : hot->cur1;
     hot->cur_bytes += bytes;
+    /* A call that was in flight when PMON_IO_FREQ saw the phase idle. */
+    if (__atomic_load_n(&hot->freq_out, __ATOMIC_RELAXED))
+      pmon__iofreq_enter();
     return;
   }
   if (hot->have)
@@ -438,6 +441,24 @@ static void phase_add(uint64_t t0, uint64_t t1, uint64_t bytes)
   hot->cur1 = t1;
   hot->cur_bytes = bytes;
   hot->have = 1;
+  pmon__iofreq_enter(); /* PMON_IO_FREQ */
+}
+
+int pmon__io_idle_ns(uint64_t *idle)
+{
+  uint64_t end, now;
+
+  if (!__atomic_load_n(&hot->have, __ATOMIC_RELAXED))
+    return 0;
+  end = __atomic_load_n(&hot->cur1, __ATOMIC_RELAXED);
+  now = pmon__io_stamp(io.clock);
+  *idle = now > end ? (uint64_t)((double)(now - end) * io.scale) : 0;
+  return 1;
+}
+
+uint64_t pmon__io_gap_ns(void)
+{
+  return io.gap_ns;
 }
 
 /* --- the calls --- */

@@ -171,6 +171,8 @@ static void teardown(void)
   pmon__io_free();
   pmon__comm_free();
   pmon__cpufreq_close();
+  pmon__iofreq_stop();
+  pmon__iofreq_close();
   pmon__node_teardown();
 }
 
@@ -221,6 +223,8 @@ static int init_locked(int by_preload)
   if (cfg == 0)
     cfg = pmon__comm_config();
   if (cfg == 0)
+    cfg = pmon__iofreq_config();
+  if (cfg == 0)
     cfg = pmon__timeline_config();
   if (cfg == 0)
     cfg = pmon__regions_config();
@@ -251,6 +255,7 @@ static int init_locked(int by_preload)
     teardown();
     return rc;
   }
+  pmon__iofreq_open(); /* before the last barrier: nobody caps yet */
   if (g->leader) {
     struct pmon_tl_sample s;
     int tm = g->total_meter;
@@ -354,6 +359,7 @@ static int finalize_locked(void)
   }
   atomic_store(&g->phase, PMON_PHASE_FINALIZED);
   pmon__comm_stop(); /* pmon's own traffic is not the program's */
+  pmon__iofreq_stop(); /* this rank restores the CPUs if it is the last */
   g->t_fin_ns = pmon__now_ns();
   clock_gettime(CLOCK_REALTIME, &g->wall_end);
   pmon__regions_close_all(g->t_fin_ns);

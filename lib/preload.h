@@ -136,6 +136,9 @@ struct pmon__io_hot {
                                 in the spool (lib/io.c) */
   struct pmon__comm_row *sizes; /* [2][PMON_COMM_BINS]: the successful
                                    reads (0) and writes (1) by size */
+  int freq_out;              /* PMON_IO_FREQ let the clock go while a
+                                phase was open: the next call takes the
+                                slow path, which caps it again */
 } __attribute__((aligned(64)));
 
 extern PMON_EXTERN struct pmon__io_hot pmon__io_hot;

@@ -252,6 +252,8 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
   total_how(how, sizeof how);
   if (ranks != NULL) {
     io = pmon__io_node(ranks, &io_files, final);
+    if (final && json_is_object(io))
+      json_object_set_new(io, "freq_policy", pmon__iofreq_node_json());
   } else {
     io = json_null();
     io_files = NULL;
@@ -977,6 +979,8 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
     stats_json(ev, ne), "node_power_w", stats_json(pv, ne), "io", io);
   if (doc != NULL)
     json_object_set_new(doc, "comm", pmon__comm_job(nodes));
+  if (json_is_object(io))
+    json_object_set_new(io, "freq_policy", pmon__iofreq_job(nodes));
   free(ev);
   free(pv);
   if (doc == NULL)

@@ -107,6 +107,7 @@ counted(uintptr_t h, int kind, MPI_Count count,
 
   if (rc == MPI_SUCCESS && __atomic_load_n(&hot->fast, __ATOMIC_ACQUIRE) &&
       (c = hot->c) != NULL && h == hot->h && hot->have &&
+      !__atomic_load_n(&hot->freq_out, __ATOMIC_RELAXED) &&
       t0 >= hot->cur0 && t0 <= hot->cur1 + hot->gap_t && t1 >= t0 &&
       t1 < hot->pub_t &&
       (count == 0 || (count > 0 && named.valid && dt == named.dt &&

@@ -1,0 +1,401 @@
+/*
+ * iofreq.c - PMON_IO_FREQ: while a node's ranks are in an I/O phase, the
+ * clock of the node's CPUs is capped (scaling_max_freq), and the value
+ * found at init is written back when the last of them leaves its phase,
+ * at finalize, and on SIGTERM or SIGINT.  Only on request, only where
+ * every file is writable; otherwise one line says why and nothing is
+ * changed.
+ *
+ * Each rank opens, at init (before the last barrier of pmon_init, so that
+ * no rank caps before every rank has read the values to restore), the
+ * scaling_max_freq of every CPU of its node (g->cpus) and reads it.  The
+ * ranks of a node share a counter of the ranks in a phase in the
+ * node-shared segment, under a spin lock: the rank that takes it from 0
+ * to 1 caps every CPU, the one that brings it back to 0 restores them.  A
+ * rank enters when lib/io.c opens a phase (after that phase's first
+ * call); a thread of the rank's own, which sleeps unless the rank is in,
+ * sees the phase end (no call for the phase gap) and leaves.
+ *
+ * A rank killed with SIGKILL cannot restore: the leader keeps a state
+ * file (PMON_IO_FREQ_STATE, default $TMPDIR or /tmp) of "PATH VALUE"
+ * lines for the node's epilog (examples/slurm-epilog-iofreq.sh), removed
+ * when finalize has restored every CPU.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "pmon.h"
+#include "core.h"
+#include "env.h"
+#include "beside.h"
+#include "preload.h"
+
+#define VALUE_MAX 16 /* "4294967295\n" */
+
+static struct {
+  unsigned mhz;       /* PMON_IO_FREQ, 0 when not asked */
+  int on;             /* this rank caps and restores */
+  int n;              /* CPUs */
+  int *cpu;           /* their numbers */
+  int *fd;            /* their scaling_max_freq, for writing */
+  char (*orig)[VALUE_MAX]; /* the values found at init, with "\n" */
+  char cap[VALUE_MAX];
+  int in;             /* counted in the node's active ranks */
+  pthread_t thread;
+  int thread_on, stop;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  char state[PATH_MAX]; /* the leader's state file, "" for none */
+  struct sigaction old_term, old_int;
+  int handlers;
+} q = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+int pmon__iofreq_config(void)
+{
+  const char *v = getenv(PMON_ENV_IO_FREQ);
+  char *end;
+  long mhz;
+
+  q.mhz = 0;
+  if (v == NULL || *v == '\0')
+    return 0;
+  errno = 0;
+  mhz = strtol(v, &end, 10);
+  if (errno != 0 || *end != '\0' || mhz < 1 || mhz > 100000)
+    return pmon__fail(PMON_ECONFIG,
+                      "%s: \"%.40s\": not a clock in MHz from 1 to 100000",
+                      PMON_ENV_IO_FREQ, v);
+  q.mhz = (unsigned)mhz;
+  return 0;
+}
+
+static void path_of(char *buf, size_t size, int cpu)
+{
+  snprintf(buf, size, "%s/devices/system/cpu/cpu%d/cpufreq/scaling_max_freq",
+           pmon__sysfs_root(), cpu);
+}
+
+/* Write V (LEN bytes) to every CPU; the writes that failed. */
+static int write_all(const char *v, size_t len, int cap)
+{
+  int failed = 0;
+
+  for (int i = 0; i < q.n; i++) {
+    const char *s = cap ? v : q.orig[i];
+    size_t l = cap ? len : strlen(q.orig[i]);
+
+    if (pwrite(q.fd[i], s, l, 0) != (ssize_t)l) {
+      failed++;
+    } else if (ftruncate(q.fd[i], (off_t)l) != 0) {
+      /* sysfs has no length to set; a fixture's file has */
+    }
+  }
+  return failed;
+}
+
+static void lock_node(void)
+{
+  while (atomic_exchange_explicit(&pmon__g.sh->freq.lock, 1,
+                                  memory_order_acquire))
+    sched_yield();
+}
+
+static void unlock_node(void)
+{
+  atomic_store_explicit(&pmon__g.sh->freq.lock, 0, memory_order_release);
+}
+
+/* SIGTERM, SIGINT: every CPU back to its value, then the signal as it
+ * would have been handled without pmon.  Async-signal-safe: pwrite() of
+ * strings made at init. */
+static void on_signal(int sig)
+{
+  struct sigaction *old = sig == SIGTERM ? &q.old_term : &q.old_int;
+  int saved = errno;
+
+  write_all(NULL, 0, 0);
+  errno = saved;
+  if (old->sa_handler == SIG_IGN)
+    return;
+  if (old->sa_handler != SIG_DFL && !(old->sa_flags & SA_SIGINFO)) {
+    old->sa_handler(sig);
+    return;
+  }
+  sigaction(sig, old, NULL);
+  raise(sig);
+}
+
+/* The leader's state file for the node's epilog; "" when it cannot be
+ * written (said once). */
+static void write_state(void)
+{
+  const char *dir = getenv(PMON_ENV_IO_FREQ_STATE);
+  char before[PATH_MAX], path[PATH_MAX];
+  FILE *fp;
+  int fd;
+
+  if (dir == NULL || *dir == '\0')
+    dir = getenv("TMPDIR");
+  if (dir == NULL || *dir == '\0')
+    dir = "/tmp";
+  snprintf(before, sizeof before, "%s/pmon-iofreq-%s-", dir,
+           pmon__g.node_name);
+  if ((fd = pmon__create_new(before, ".state", 0600, q.state,
+                             sizeof q.state)) < 0 ||
+      (fp = fdopen(fd, "w")) == NULL) {
+    if (fd >= 0)
+      close(fd);
+    pmon__say("%s: %s: cannot write the state file: %s; a rank killed "
+              "with SIGKILL may leave the CPUs capped", PMON_ENV_IO_FREQ_STATE,
+              dir, strerror(errno));
+    q.state[0] = '\0';
+    return;
+  }
+  for (int i = 0; i < q.n; i++) {
+    path_of(path, sizeof path, q.cpu[i]);
+    fprintf(fp, "%s %s", path, q.orig[i]);
+  }
+  if (fclose(fp) != 0)
+    q.state[0] = '\0';
+}
+
+void pmon__iofreq_open(void)
+{
+  char path[PATH_MAX];
+  int err = 0, bad = -1;
+  struct sigaction sa;
+
+  if (q.mhz == 0)
+    return;
+  q.fd = calloc(PMON_CPUS_MAX, sizeof *q.fd);
+  q.cpu = calloc(PMON_CPUS_MAX, sizeof *q.cpu);
+  q.orig = calloc(PMON_CPUS_MAX, sizeof *q.orig);
+  if (q.fd == NULL || q.cpu == NULL || q.orig == NULL) {
+    pmon__say("%s: out of memory: the clock is left as it is",
+              PMON_ENV_IO_FREQ);
+    pmon__iofreq_close();
+    return;
+  }
+  for (int c = 0; c < PMON_CPUS_MAX && err == 0; c++) {
+    ssize_t len;
+    int fd;
+
+    if (!PMON_CPU_ISSET(c, pmon__g.cpus))
+      continue;
+    path_of(path, sizeof path, c);
+    bad = c;
+    if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0) {
+      err = errno;
+      break;
+    }
+    len = pread(fd, q.orig[q.n], VALUE_MAX - 1, 0);
+    if (len <= 1 || q.orig[q.n][len - 1] != '\n' ||
+        strspn(q.orig[q.n], "0123456789") != (size_t)len - 1) {
+      err = len < 0 ? errno : EINVAL;
+      close(fd);
+      break;
+    }
+    q.cpu[q.n] = c;
+    q.fd[q.n++] = fd;
+  }
+  if (err != 0 || q.n == 0) {
+    if (pmon__g.local_rank == 0) {
+      if (bad < 0)
+        pmon__say("%s: the ranks' CPUs are not known: the clock is left as "
+                  "it is", PMON_ENV_IO_FREQ);
+      else
+        pmon__say("%s: %s: not writable: %s; the clock is left as it is "
+                  "(pmon-mpiio(7) says how a site grants it)",
+                  PMON_ENV_IO_FREQ, path,
+                  err == EINVAL ? "not a clock in kHz" : strerror(err));
+    }
+    pmon__iofreq_close();
+    return;
+  }
+  snprintf(q.cap, sizeof q.cap, "%u\n", q.mhz * 1000u);
+  if (pmon__g.leader)
+    write_state();
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, &q.old_term);
+  sigaction(SIGINT, &sa, &q.old_int);
+  q.handlers = 1;
+  q.on = 1;
+}
+
+static uint64_t now_ns(void)
+{
+  return pmon__now_ns();
+}
+
+/* This rank leaves: the last one of the node restores. */
+static void leave(void)
+{
+  struct pmon_freq_shared *s = &pmon__g.sh->freq;
+
+  if (!q.in)
+    return;
+  lock_node();
+  if (--s->active == 0 && s->capped) {
+    s->failed += (uint32_t)write_all(NULL, 0, 0);
+    s->capped_ns += now_ns() - s->t_cap_ns;
+    s->capped = 0;
+  }
+  unlock_node();
+  q.in = 0;
+  /* A call in flight, or one within the gap, enters again. */
+  __atomic_store_n(&pmon__io_hot.freq_out, 1, __ATOMIC_RELAXED);
+}
+
+/* The thread that sees the rank's phase end. */
+static void *watch(void *arg)
+{
+  (void)arg;
+  pthread_mutex_lock(&q.lock);
+  while (!q.stop) {
+    uint64_t idle, gap = pmon__io_gap_ns();
+    struct timespec ts;
+
+    if (!q.in) {
+      pthread_cond_wait(&q.cond, &q.lock);
+      continue;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += (long)(gap / 2 > 1000000 ? gap / 2 : 1000000);
+    ts.tv_sec += ts.tv_nsec / 1000000000;
+    ts.tv_nsec %= 1000000000;
+    pthread_cond_timedwait(&q.cond, &q.lock, &ts);
+    if (!q.stop && q.in && pmon__io_idle_ns(&idle) && idle > gap)
+      leave();
+  }
+  pthread_mutex_unlock(&q.lock);
+  return NULL;
+}
+
+void pmon__iofreq_enter(void)
+{
+  struct pmon_freq_shared *s;
+
+  if (!q.on)
+    return;
+  pthread_mutex_lock(&q.lock);
+  if (!q.in && !q.stop) {
+    s = &pmon__g.sh->freq;
+    lock_node();
+    if (s->active++ == 0 && !s->capped) {
+      s->failed += (uint32_t)write_all(q.cap, strlen(q.cap), 1);
+      s->capped = 1;
+      s->t_cap_ns = now_ns();
+      s->switches++;
+    }
+    unlock_node();
+    q.in = 1;
+    __atomic_store_n(&pmon__io_hot.freq_out, 0, __ATOMIC_RELAXED);
+    if (!q.thread_on) {
+      sigset_t all, old;
+
+      /* The program's signals stay on its own threads. */
+      sigfillset(&all);
+      pthread_sigmask(SIG_SETMASK, &all, &old);
+      q.thread_on = pthread_create(&q.thread, NULL, watch, NULL) == 0;
+      pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    pthread_cond_signal(&q.cond);
+  }
+  pthread_mutex_unlock(&q.lock);
+}
+
+void pmon__iofreq_stop(void)
+{
+  if (!q.on)
+    return;
+  pthread_mutex_lock(&q.lock);
+  q.stop = 1;
+  pthread_cond_signal(&q.cond);
+  pthread_mutex_unlock(&q.lock);
+  if (q.thread_on)
+    pthread_join(q.thread, NULL);
+  q.thread_on = 0;
+  leave();
+}
+
+json_t *pmon__iofreq_node_json(void)
+{
+  const struct pmon_freq_shared *s = &pmon__g.sh->freq;
+  char buf[VALUE_MAX];
+  int restored = 1;
+
+  if (!q.on)
+    return json_null();
+  /* Every rank has left: the values read back are those found at init. */
+  for (int i = 0; i < q.n; i++) {
+    ssize_t len = pread(q.fd[i], buf, sizeof buf - 1, 0);
+
+    buf[len > 0 ? len : 0] = '\0';
+    restored &= strcmp(buf, q.orig[i]) == 0;
+  }
+  if (restored && q.state[0] != '\0' && unlink(q.state) == 0)
+    q.state[0] = '\0';
+  return json_pack("{s:i, s:i, s:i, s:f, s:b, s:i, s:s?}", "requested_mhz",
+                   (int)q.mhz, "cpus", q.n, "switches", (int)s->switches,
+                   "capped_s", (double)s->capped_ns * 1e-9, "restored",
+                   restored, "failed_writes", (int)s->failed, "state_file",
+                   q.state[0] != '\0' ? q.state : NULL);
+}
+
+json_t *pmon__iofreq_job(json_t *nodes)
+{
+  json_t *node, *o = NULL;
+  double capped = 0;
+  json_int_t switches = 0, failed = 0, n = 0;
+  int restored = 1, mhz = 0;
+  size_t i;
+
+  json_array_foreach(nodes, i, node) {
+    json_t *f = json_object_get(json_object_get(node, "io"), "freq_policy");
+
+    if (!json_is_object(f))
+      continue;
+    n++;
+    mhz = (int)json_integer_value(json_object_get(f, "requested_mhz"));
+    switches += json_integer_value(json_object_get(f, "switches"));
+    failed += json_integer_value(json_object_get(f, "failed_writes"));
+    capped = fmax(capped, json_number_value(json_object_get(f, "capped_s")));
+    restored &= json_is_true(json_object_get(f, "restored"));
+  }
+  if (n > 0)
+    o = json_pack("{s:i, s:I, s:I, s:f, s:b, s:I}", "requested_mhz", mhz,
+                  "nodes", n, "switches", switches, "capped_s", capped,
+                  "restored", restored, "failed_writes", failed);
+  return o != NULL ? o : json_null();
+}
+
+void pmon__iofreq_close(void)
+{
+  if (q.handlers) {
+    sigaction(SIGTERM, &q.old_term, NULL);
+    sigaction(SIGINT, &q.old_int, NULL);
+    q.handlers = 0;
+  }
+  for (int i = 0; q.fd != NULL && i < q.n; i++)
+    close(q.fd[i]);
+  free(q.fd);
+  free(q.cpu);
+  free(q.orig);
+  q.fd = q.cpu = NULL;
+  q.orig = NULL;
+  q.n = q.on = q.in = q.stop = 0;
+}
