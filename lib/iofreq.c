@@ -55,12 +55,13 @@ static struct {
   int in;             /* counted in the node's active ranks */
   pthread_t thread;
   int thread_on, stop;
+  int cond_made;      /* COND was initialised (on CLOCK_MONOTONIC) */
   pthread_mutex_t lock;
   pthread_cond_t cond;
   char state[PATH_MAX]; /* the leader's state file, "" for none */
   struct sigaction old_term, old_int;
   int handlers;
-} q = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+} q = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 int pmon__iofreq_config(void)
 {
@@ -225,6 +226,21 @@ void pmon__iofreq_open(void)
     return;
   }
   snprintf(q.cap, sizeof q.cap, "%u\n", q.mhz * 1000u);
+  {
+    /* The watch thread's waits are on CLOCK_MONOTONIC, as the stamps. */
+    pthread_condattr_t ca;
+
+    if (pthread_condattr_init(&ca) != 0 ||
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
+        pthread_cond_init(&q.cond, &ca) != 0) {
+      pmon__say("%s: cannot make a condition variable: the clock is left as "
+                "it is", PMON_ENV_IO_FREQ);
+      pmon__iofreq_close();
+      return;
+    }
+    pthread_condattr_destroy(&ca);
+    q.cond_made = 1;
+  }
   if (pmon__g.leader)
     write_state();
   memset(&sa, 0, sizeof sa);
@@ -395,6 +411,9 @@ void pmon__iofreq_close(void)
   free(q.fd);
   free(q.cpu);
   free(q.orig);
+  if (q.cond_made)
+    pthread_cond_destroy(&q.cond);
+  q.cond_made = 0;
   q.fd = q.cpu = NULL;
   q.orig = NULL;
   q.n = q.on = q.in = q.stop = 0;

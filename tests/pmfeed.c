@@ -22,6 +22,9 @@
  *                     is then the node's power at full use
  *     --idle-w W      with --follow, and required with it: the power idle
  *     --cores C       with --follow, and required with it: the node's cores
+ *     --freq FILE     the power follows the CPU clock limit in FILE (kHz, a
+ *                     scaling_max_freq of a fixture): WATTS at --freq-max
+ *     --freq-max KHZ  with --freq, and required with it; and --idle-w W
  *
  * With --follow, at each publication the power is W + (WATTS - W) * u over
  * the interval since the one before, u being the CPU demand of the listed
@@ -43,6 +46,11 @@
  * emptying PIDFILE between runs starts afresh.  While frozen it goes on
  * following, so that --resume-at jumps to what it would have counted.
  * --follow does not go with --step-at.
+ *
+ * With --freq, at each publication the power over the interval since the
+ * one before is W + (WATTS - W) * (f / KHZ)^3, f being FILE's value then
+ * (clamped to 0..KHZ; KHZ when it cannot be read): dynamic power goes as
+ * f V^2, and V with f.  It does not go with --follow or --step-at.
  *
  * With --freeze-at it prints "frozen NS" when it stops, NS being the
  * CLOCK_MONOTONIC instant of the last values it published, and "resumed
@@ -134,6 +142,8 @@ struct proc {
 /* The power following the CPU demand of the processes of a PID file. */
 struct follow {
   const char *pidfile;
+  const char *freq_file; /* --freq */
+  double freq_max;
   double idle_w, max_w;
   int cores;
   struct proc *procs;
@@ -272,12 +282,33 @@ static void follow_read(struct follow *fl, double t0)
   fl->boot_s = boottime();
 }
 
+/* --freq: the power over the interval since the last reading, from the
+ * clock limit in the file now. */
+static void freq_read(struct follow *fl, double t0)
+{
+  double t = now() - t0, dt = t - fl->t_s, f = fl->freq_max, r;
+  FILE *fp = fopen(fl->freq_file, "r");
+
+  if (fp != NULL) {
+    if (fscanf(fp, "%lf", &f) != 1)
+      f = fl->freq_max;
+    fclose(fp);
+  }
+  r = f / fl->freq_max;
+  r = r < 0 ? 0 : r > 1 ? 1 : r;
+  if (dt > 0) {
+    fl->w = fl->idle_w + (fl->max_w - fl->idle_w) * r * r * r;
+    fl->joules += fl->w * dt;
+  }
+  fl->t_s = t;
+}
+
 /* The energy counted from t0 to T seconds after it: WATTS * T, or with
- * --follow the power integrated, going on at the last interval's power
- * after the last reading. */
+ * --follow or --freq the power integrated, going on at the last
+ * interval's power after the last reading. */
 static double joules(const struct follow *fl, double watts, double t)
 {
-  if (fl->pidfile == NULL)
+  if (fl->pidfile == NULL && fl->freq_file == NULL)
     return watts * t;
   return fl->joules + fl->w * (t - fl->t_s);
 }
@@ -292,14 +323,16 @@ int main(int argc, char **argv)
   uint64_t fresh = 0, tick = 0, startup = 1, generation = 1;
   int ex = 0;
   const char *dir;
-  struct follow fl = {.pidfile = NULL, .idle_w = -1, .cores = 0};
+  struct follow fl = {.pidfile = NULL, .idle_w = -1, .cores = 0,
+                      .freq_file = NULL, .freq_max = 0};
 
   if (argc < 3) {
     fprintf(stderr, "usage: pmfeed DIR WATTS [--hz N] [--ex] [--seconds S] "
                     "[--reset-at S] [--cap-at S] [--base J] "
                     "[--freeze-at S] [--resume-at S] "
                     "[--step-at S --step-w W] "
-                    "[--follow PIDFILE --idle-w W --cores C]\n");
+                    "[--follow PIDFILE --idle-w W --cores C] "
+                    "[--freq FILE --freq-max KHZ --idle-w W]\n");
     return 2;
   }
   dir = argv[1];
@@ -331,6 +364,10 @@ int main(int argc, char **argv)
       fl.idle_w = atof(argv[++i]);
     else if (i + 1 < argc && strcmp(argv[i], "--cores") == 0)
       fl.cores = atoi(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--freq") == 0)
+      fl.freq_file = argv[++i];
+    else if (i + 1 < argc && strcmp(argv[i], "--freq-max") == 0)
+      fl.freq_max = atof(argv[++i]);
     else {
       fprintf(stderr, "pmfeed: unknown argument %s\n", argv[i]);
       return 2;
@@ -340,8 +377,16 @@ int main(int argc, char **argv)
     fprintf(stderr, "pmfeed: --step-at and --step-w go together\n");
     return 2;
   }
-  if ((fl.pidfile != NULL) != (fl.idle_w >= 0) ||
-      (fl.pidfile != NULL) != (fl.cores > 0)) {
+  if (fl.freq_file != NULL &&
+      (fl.pidfile != NULL || step_at >= 0 || !(fl.freq_max > 0) ||
+       fl.idle_w < 0)) {
+    fprintf(stderr, "pmfeed: --freq goes with --freq-max KHZ and --idle-w W, "
+                    "not with --follow or --step-at\n");
+    return 2;
+  }
+  if (fl.freq_file == NULL &&
+      ((fl.pidfile != NULL) != (fl.idle_w >= 0) ||
+       (fl.pidfile != NULL) != (fl.cores > 0))) {
     fprintf(stderr, "pmfeed: --follow, --idle-w W (0 or more) and --cores C "
                     "(1 or more) go together\n");
     return 2;
@@ -351,7 +396,7 @@ int main(int argc, char **argv)
     return 2;
   }
   fl.max_w = watts;
-  fl.w = fl.idle_w;
+  fl.w = fl.freq_file != NULL ? watts : fl.idle_w;
   mkdir(dir, 0755);
   signal(SIGTERM, stop);
   signal(SIGINT, stop);
@@ -370,6 +415,9 @@ int main(int argc, char **argv)
       break;
     if (fl.pidfile != NULL) {
       follow_read(&fl, t0);
+      t = fl.t_s;
+    } else if (fl.freq_file != NULL) {
+      freq_read(&fl, t0);
       t = fl.t_s;
     }
     /* Frozen: the files keep what they last said, freshness included. */
@@ -415,7 +463,8 @@ int main(int argc, char **argv)
       put_u64(dir, "cpu_energy", (uint64_t)floor(0.6 * (double)e), "J", ex);
       put_u64(dir, "memory_energy", (uint64_t)floor(0.2 * (double)e), "J",
               ex);
-      put_u64(dir, "power", (uint64_t)(fl.pidfile ? fl.w : watts), "W", ex);
+      put_u64(dir, "power",
+              (uint64_t)(fl.pidfile || fl.freq_file ? fl.w : watts), "W", ex);
       if (done || now() - t0 - t < LATE)
         break;
       t = now() - t0;
