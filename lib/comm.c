@@ -15,7 +15,7 @@
  * inside a call, 1/R of the node's power (R ranks on the node) is the
  * call's.  The leader integrates the node total's history over each of the
  * rank's slots and gives the rank (stamps inside calls in the slot) x
- * (the slot's mean power) / R; the rank's rows share that in proportion to
+ * (the slot's mean power over the time its meter measured) / R; the rank's rows share that in proportion to
  * their time.  Summed over the ranks of a node the result never exceeds
  * what the node spent while any of its ranks was inside a call: in every
  * slot the R ranks together take at most R x (slot's power x time) / R.
@@ -267,11 +267,14 @@ static json_t *table_json(const struct table *t, int energy)
 }
 
 /* The mean power of the node total over [A, B] (ns), clipped to its
- * history; NAN when the history does not reach it. */
+ * history, over the time its meter measured there; 0 when it measured
+ * none of it (that time adds no energy, as for regions); NAN when the
+ * history does not reach it. */
 static double slot_power(uint64_t a, uint64_t b)
 {
   const struct pmon_state *g = &pmon__g;
   uint64_t h0, h1;
+  double c;
 
   if (g->total_meter < 0 || g->nhist < 2)
     return NAN;
@@ -281,7 +284,8 @@ static double slot_power(uint64_t a, uint64_t b)
   b = b > h1 ? h1 : b;
   if (b <= a)
     return NAN;
-  return pmon__hist_energy(a, b) / ((double)(b - a) * 1e-9);
+  c = pmon__hist_covered(a, b);
+  return c > 0 ? pmon__hist_energy(a, b) / c : 0;
 }
 
 /* Rank record R (pmon__comm_json()) into T, with its share of the node's

@@ -370,6 +370,9 @@ void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
 int pmon__hist_open(void);
 void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns);
 double pmon__hist_energy(uint64_t t0, uint64_t t1);
+/* The time the node total measured from T0 to T1, in seconds, as
+ * pmon__hist_energy() (NAN where it has no history). */
+double pmon__hist_covered(uint64_t t0, uint64_t t1);
 void pmon__hist_free(void);
 struct pmon_rtab;
 /*

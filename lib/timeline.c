@@ -249,6 +249,16 @@ static size_t cpu_after(uint64_t t)
   return lo;
 }
 
+double pmon__hist_covered(uint64_t t0, uint64_t t1)
+{
+  const struct pmon_hist_point *h = pmon__g.hist;
+  size_t n = pmon__g.nhist;
+
+  if (n < 2 || t0 < h[0].t_ns || t1 > h[n - 1].t_ns)
+    return NAN;
+  return (covered_at(t1) - covered_at(t0)) * 1e-9;
+}
+
 /* The node's busy and total CPU time at T, interpolated between the
  * readings of /proc/stat around T (on their own times, not the points'):
  * 0, or -1 when T is not between two readings at most GAP_NS apart (none
