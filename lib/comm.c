@@ -357,12 +357,12 @@ json_t *pmon__comm_node(json_t *ranks)
   return o != NULL ? o : json_null();
 }
 
-/* Row ROW of a node's calls_by into T; the node's energy known: HAS. */
+/* Row ROW of a node's calls_by (a report object) into T. */
 static void add_row(struct table *t, json_t *row)
 {
   int c = call_index(json_string_value(json_object_get(row, "call")));
   json_int_t min = json_integer_value(json_object_get(row, "size_min"));
-  int k = min <= 0 ? 0 : 64 - __builtin_clzll((uint64_t)min);
+  int k = pmon__comm_bin(min > 0 ? (uint64_t)min : 0);
   struct acc *a;
 
   if (c < 0 || k >= PMON_COMM_BINS)

@@ -1023,7 +1023,7 @@ json_t *pmon__io_job(json_t *nodes)
     add_counts(o, r);
     json_array_foreach(json_object_get(r, "sizes"), k, e) {
       json_int_t min = iget(e, "size_min");
-      int b = min <= 0 ? 0 : 64 - __builtin_clzll((uint64_t)min);
+      int b = pmon__comm_bin(min > 0 ? (uint64_t)min : 0);
       int op = json_is_string(json_object_get(e, "op")) &&
                strcmp(json_string_value(json_object_get(e, "op")), "write")
                  == 0;

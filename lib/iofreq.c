@@ -252,11 +252,6 @@ void pmon__iofreq_open(void)
   q.on = 1;
 }
 
-static uint64_t now_ns(void)
-{
-  return pmon__now_ns();
-}
-
 /* This rank leaves: the last one of the node restores. */
 static void leave(void)
 {
@@ -267,7 +262,7 @@ static void leave(void)
   lock_node();
   if (--s->active == 0 && s->capped) {
     s->failed += (uint32_t)write_all(NULL, 0, 0);
-    s->capped_ns += now_ns() - s->t_cap_ns;
+    s->capped_ns += pmon__now_ns() - s->t_cap_ns;
     s->capped = 0;
   }
   unlock_node();
@@ -314,7 +309,7 @@ void pmon__iofreq_enter(void)
     if (s->active++ == 0 && !s->capped) {
       s->failed += (uint32_t)write_all(q.cap, strlen(q.cap), 1);
       s->capped = 1;
-      s->t_cap_ns = now_ns();
+      s->t_cap_ns = pmon__now_ns();
       s->switches++;
     }
     unlock_node();
