@@ -2,9 +2,10 @@
  * nvml.c - NVIDIA GPUs' board power, through NVML (libnvidia-ml.so.1).
  *
  * Hardware: any NVIDIA GPU that the NVIDIA driver's NVML library manages.
- * Written against NVML's documented API, see research notes section 7;
- * nothing was run on a GPU when it was written.  In tests it runs against
- * a stand-in library (tests/nvml_stub.c) loaded with lib=PATH.
+ * Written against NVML's documented API, see research notes section 7,
+ * and first run on an H200 with NVIDIA's driver 580 (docs/hardware.md,
+ * tests/gpu-check.sh).  In tests it runs against a stand-in library
+ * (tests/nvml_stub.c) loaded with lib=PATH.
  *
  * The library is loaded with dlopen() when the meter is opened, so pmon
  * builds and runs on nodes without it; this file declares the few NVML
@@ -38,6 +39,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <time.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +54,8 @@
 #define WATTS_MAX 10000.0               /* a plausible board reading, W */
 #define STALE_MIN_S 1.0  /* energy: no counter moving this long: frozen */
 #define STALE_READINGS 5 /* ... or this many readings, if longer */
+#define CORE_SHARE 0.01  /* the most of a core the readings may take */
+#define INTERVAL_STEP 0.05 /* a lengthened interval, rounded up to this */
 
 /* NVML's types, as far as pmon uses them (nvml.h: an opaque device handle;
  * nvmlReturn_t is an enum, int-sized). */
@@ -144,6 +149,8 @@ struct nvml_priv {
   int energy;            /* 1: energy counters, 0: power */
   nvmlDevice_t dev[PMON_CH_MAX]; /* per channel */
   uint64_t prev[PMON_CH_MAX];    /* energy: the previous good reading */
+  double read_cpu_s;             /* energy: processor time a reading of
+                                    every chosen GPU took at open() */
   int primed;                    /* prev[] holds one */
 };
 
@@ -392,6 +399,49 @@ static int choose_gpus(struct pmon_meter *m, const unsigned *list, int n)
   return 0;
 }
 
+/* This thread's processor time, in seconds (0 where it cannot be read). */
+static double cpu_s(void)
+{
+  struct timespec ts;
+
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/*
+ * The period of a costly counter.  NVIDIA's driver 580 takes about 4 ms of
+ * processor time for one nvmlDeviceGetTotalEnergyConsumption on an H200
+ * (docs/hardware.md), busy all along: read every 0.1 s, that is 4 % of a
+ * core taken from the node's ranks.  When a reading of the chosen GPUs
+ * costs more than CORE_SHARE of a core at M's period and interval= did
+ * not choose it, the period grows until it costs CORE_SHARE, rounded up to
+ * INTERVAL_STEP; the note says so either way.  The counter is exact over
+ * any period: a longer one only blurs where the energy falls in time.
+ */
+static void pace(struct pmon_meter *m)
+{
+  struct nvml_priv *p = m->priv;
+  double cost = p->read_cpu_s, want;
+  char text[200];
+
+  if (!p->energy || cost <= CORE_SHARE * m->interval_s)
+    return;
+  want = ceil(cost / CORE_SHARE / INTERVAL_STEP - 1e-9) * INTERVAL_STEP;
+  if (pmon__spec_get(&m->spec, "interval") != NULL) {
+    snprintf(text, sizeof text, "a reading takes %.1f ms of processor "
+             "time: every %g s as interval= asks, %.1f %% of a core",
+             cost * 1e3, m->interval_s, cost / m->interval_s * 100);
+  } else {
+    snprintf(text, sizeof text, "a reading takes %.1f ms of processor "
+             "time: read every %g s, not %g s, to take at most %g %% of a "
+             "core (interval= chooses)",
+             cost * 1e3, want, m->interval_s, CORE_SHARE * 100);
+    m->interval_s = want;
+  }
+  note(m, text);
+}
+
 /*
  * Energy counters when every chosen GPU has one, else power: set
  * M->flags, the channels' scale, P->energy.  0, or PMON_E* when neither
@@ -414,6 +464,24 @@ static int choose_source(struct pmon_meter *m)
                        "nvmlDeviceGetTotalEnergyConsumption", rc);
   }
   if (p->api.energy != NULL && c == m->nch) {
+    /* What a reading costs: the lesser of two more readings of every
+     * GPU, the first call having set up whatever NVML sets up once (on
+     * an H200 one call took from 3 to 7 ms). */
+    p->read_cpu_s = -1;
+    for (int k = 0; k < 2; k++) {
+      double t0 = cpu_s(), t;
+
+      for (c = 0; c < m->nch; c++) {
+        unsigned long long mj;
+
+        if ((rc = p->api.energy(p->dev[c], &mj)) != NVML_SUCCESS)
+          return fail_nvml(&p->api, m->ch[c].name,
+                           "nvmlDeviceGetTotalEnergyConsumption", rc);
+      }
+      t = cpu_s() - t0;
+      p->read_cpu_s = p->read_cpu_s < 0 || t < p->read_cpu_s ? t
+                                                             : p->read_cpu_s;
+    }
     p->energy = 1;
     m->flags = (m->flags & ~(unsigned)PMON_DRV_SAMPLED) | PMON_DRV_COUNTER;
     for (c = 0; c < m->nch; c++)
@@ -495,6 +563,7 @@ static int nvml_open(struct pmon_meter *m)
     return rc;
   }
   power_limits(m);
+  pace(m);
   /* NVML updates the energy counters every 20 to 100 ms while the GPU is
    * powered, idle included: none moving for a second, or five readings
    * when they are further apart, is a frozen source.  A power reading that
@@ -577,7 +646,9 @@ const struct pmon_driver pmon__driver_nvml = {
    * when a GPU has none.  PART: the GPUs, never the whole node. */
   .flags = PMON_DRV_COUNTER | PMON_DRV_PART,
   .priv_size = sizeof(struct nvml_priv), /* MAY */
-  .interval_s = 0.1,  /* MUST: NVML updates the counter every 20-100 ms */
+  .interval_s = 0.1,  /* MUST: NVML updates the counter every 20-100 ms
+                         (100 ms on an H200); pace() lengthens it where a
+                         reading is costly */
   .probe = nvml_probe, /* MAY: auto: the library loads and sees a GPU */
   .open = nvml_open,   /* MUST */
   .read = nvml_read,   /* MUST */

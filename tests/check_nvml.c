@@ -371,6 +371,38 @@ START_TEST(test_no_limit)
 }
 END_TEST
 
+/* A costly counter (NVIDIA's driver 580 spends about 4 ms of processor
+ * time a call on an H200): the period grows so that the readings take at
+ * most 1 % of a core, unless interval= chose it; the note says so. */
+START_TEST(test_costly)
+{
+  ck_assert_int_eq(open_meter(STUB, "", "GPUS=2 COST_US=0"), 0);
+  ck_assert_double_eq(meter.interval_s, 0.1);
+  ck_assert_str_eq(meter.note, "");
+  nvml_close(&meter);
+
+  /* 2 GPUs x 2 ms: 0.4 s (a slow machine adds processor time, and with
+   * it a step of 0.05 s or two). */
+  ck_assert_int_eq(open_meter(STUB, "", "GPUS=2 COST_US=2000"), 0);
+  ck_assert_double_ge(meter.interval_s, 0.4 - 1e-9);
+  ck_assert_double_le(meter.interval_s, 0.6);
+  ck_assert_double_ge(meter.stale_s, 5 * meter.interval_s - 1e-9);
+  ck_assert_ptr_nonnull(strstr(meter.note, "a reading takes 4."));
+  ck_assert_ptr_nonnull(strstr(meter.note, "ms of processor time: read "
+                                           "every 0."));
+  ck_assert_ptr_nonnull(strstr(meter.note, "not 0.1 s, to take at most 1 % "
+                                           "of a core (interval= chooses)"));
+  nvml_close(&meter);
+
+  ck_assert_int_eq(open_meter(STUB, "&interval=0.1", "GPUS=2 COST_US=2000"),
+                   0);
+  ck_assert_double_eq(meter.interval_s, 0.1);
+  ck_assert_ptr_nonnull(strstr(meter.note, "every 0.1 s as interval= asks, "
+                                           "4."));
+  nvml_close(&meter);
+}
+END_TEST
+
 /* Two meters in one process: NVML's init is counted, so closing one
  * leaves the other reading. */
 START_TEST(test_two_meters)
@@ -475,6 +507,7 @@ int main(void)
   tcase_add_test(tc, test_reset);
   tcase_add_test(tc, test_lost);
   tcase_add_test(tc, test_no_limit);
+  tcase_add_test(tc, test_costly);
   tcase_add_test(tc, test_two_meters);
   tcase_add_test(tc, test_default_lib);
   suite_add_tcase(s, tc);

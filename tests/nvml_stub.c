@@ -30,6 +30,11 @@
  *   PMON_STUB_NVML_DENY=GPU[,GPU] their handles: NVML_ERROR_NO_PERMISSION
  *   PMON_STUB_NVML_LIMIT=MW       the power limit (default 300000 mW; 0:
  *                                 NVML_ERROR_NOT_SUPPORTED)
+ *   PMON_STUB_NVML_COST_US=US     each nvmlDeviceGetTotalEnergyConsumption
+ *                                 spins US microseconds of the caller's
+ *                                 processor time (default 0), as the
+ *                                 NVIDIA driver 580 does on an H200:
+ *                                 about 4 ms (docs/hardware.md)
  *   PMON_STUB_NVML_LOG=PATH       append "init NS", then "lost GPU NS"
  *                                 and "reset GPU NS" (the instants the
  *                                 faults are due), and at shutdown
@@ -93,6 +98,7 @@ static struct {
   double reset_at;      /* S of PMON_STUB_NVML_RESET, < 0: never */
   int reset_gpu;
   unsigned limit_mw;
+  long cost_ns; /* processor time an energy call spins */
   char log[PATH_MAX];
   unsigned long energy_calls, power_calls;
   struct nvmlDevice_st dev[GPUS_MAX];
@@ -194,6 +200,8 @@ static void configure(void)
   fault("PMON_STUB_NVML_RESET", &st.reset_gpu, &st.reset_at);
   v = getenv("PMON_STUB_NVML_LIMIT");
   st.limit_mw = v != NULL ? (unsigned)strtoul(v, NULL, 10) : 300000;
+  v = getenv("PMON_STUB_NVML_COST_US");
+  st.cost_ns = v != NULL ? atol(v) * 1000 : 0;
   v = getenv("PMON_STUB_NVML_LOG");
   snprintf(st.log, sizeof st.log, "%s", v != NULL ? v : "");
 }
@@ -372,6 +380,18 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d)
   return nvmlDeviceGetHandleByIndex(i, d);
 }
 
+/* Spin NS nanoseconds of this thread's processor time. */
+static void spin(long ns)
+{
+  struct timespec a, b;
+
+  if (ns <= 0 || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a) != 0)
+    return;
+  do
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+  while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < ns);
+}
+
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d,
                                                  unsigned long long *mj)
 {
@@ -395,7 +415,9 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d,
         wave_cumulative(&st.wave[i], x_of(from));
     *mj = base + (unsigned long long)(j > 0 ? j * 1000 : 0);
   }
+  long cost = st.cost_ns;
   pthread_mutex_unlock(&st.lock);
+  spin(cost);
   return rc;
 }
 
