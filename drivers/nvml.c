@@ -40,15 +40,16 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <time.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pmon.h"
 #include "driver.h"
 #include "log.h"
+#include "env.h"
 
 #define DEFAULT_LIB "libnvidia-ml.so.1" /* the SONAME the driver installs */
 #define WATTS_MAX 10000.0               /* a plausible board reading, W */
@@ -154,6 +155,15 @@ struct nvml_priv {
   int primed;                    /* prev[] holds one */
 };
 
+/* The library to load without lib=: PMON_NVML_LIB, else the driver's
+ * SONAME, which the dynamic loader finds. */
+static const char *default_lib(void)
+{
+  const char *v = getenv(PMON_ENV_NVML_LIB);
+
+  return v != NULL && v[0] != '\0' ? v : DEFAULT_LIB;
+}
+
 /* "NVML's text (NVML_ERROR_NAME, CODE)" for RC into BUF. */
 static const char *why(const struct nvml_api *api, nvmlReturn_t rc,
                        char *buf, size_t size)
@@ -207,7 +217,7 @@ static void unload(void **dl, struct nvml_api *api)
  */
 static int load(const char *lib, void **dl, struct nvml_api *api)
 {
-  const char *path = lib != NULL ? lib : DEFAULT_LIB;
+  const char *path = lib != NULL ? lib : default_lib();
   nvmlReturn_t rc;
 
   memset(api, 0, sizeof *api);
@@ -259,7 +269,7 @@ static int load(const char *lib, void **dl, struct nvml_api *api)
 static int nvml_probe(const struct pmon_spec *spec)
 {
   const char *lib = pmon__spec_get(spec, "lib");
-  const char *path = lib != NULL ? lib : DEFAULT_LIB;
+  const char *path = lib != NULL ? lib : default_lib();
   struct nvml_api api;
   unsigned int n = 0;
   nvmlReturn_t e;
@@ -553,7 +563,7 @@ static int nvml_open(struct pmon_meter *m)
       (rc = pmon__spec_double(&m->spec, "interval", m->interval_s, 0.01,
                               3600, &m->interval_s)) != 0)
     return rc;
-  snprintf(p->lib, sizeof p->lib, "%s", lib != NULL ? lib : DEFAULT_LIB);
+  snprintf(p->lib, sizeof p->lib, "%s", lib != NULL ? lib : default_lib());
   if ((rc = load(lib, &p->dl, &p->api)) != 0)
     return rc;
   m->nch = 0;

@@ -15,7 +15,10 @@
  *             microjoules, wrapping at max_energy_range_uj + 1;
  *   perf      the "power" PMU of perf_event_open(2), counts of .scale
  *             joules (2^-32 J) that the kernel extends to 64 bits: they do
- *             not wrap;
+ *             not wrap.  A fixture tree emulates it (the tests): where
+ *             the PMU's directory has a folder counts/, which the
+ *             kernel's never has, each event's count is the decimal text
+ *             of counts/EVENT-cpuN instead of perf_event_open on CPU N;
  *   msr       $PMON_DEV_ROOT/cpu/N/msr, the 32-bit status field of each
  *             register (modulus 2^32) in units of 2^-ESU J, ESU being bits
  *             12:8 of the unit register, except DRAM on the Intel servers
@@ -40,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -132,6 +136,7 @@ struct rapl_priv {
   pread_fn *pread;
   read_fn *read;
   perf_open_fn *perf_open;
+  int perf_emulated; /* perf: counts from a fixture's counts/ files */
 };
 
 /* A channel found by one of the paths, before the driver chooses. */
@@ -720,6 +725,12 @@ static int try_perf(struct rapl_priv *rp, struct zones *zs, char *why,
     unit_add(u, &nu, cpus[i], pkg, die);
   }
   dies = units_sort(u, nu);
+  {
+    struct stat st;
+
+    snprintf(path, sizeof path, "%s/counts", dir);
+    rp->perf_emulated = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+  }
   for (int k = 0; k < NKINDS; k++) {
     uint64_t config;
     const char *what = NULL;
@@ -767,7 +778,16 @@ static int try_perf(struct rapl_priv *rp, struct zones *zs, char *why,
       attr.size = sizeof attr;
       attr.type = (uint32_t)type;
       attr.config = config;
-      if ((z->fd = rp->perf_open(&attr, u[i].cpu)) < 0) {
+      if (rp->perf_emulated) {
+        snprintf(path, sizeof path, "%s/counts/%s-cpu%d", dir,
+                 kinds[k].event, u[i].cpu);
+        snprintf(z->where, sizeof z->where, "%.*s (emulated)",
+                 (int)sizeof z->where - 16, path);
+        z->fd = open(path, O_RDONLY | O_CLOEXEC);
+      } else {
+        z->fd = rp->perf_open(&attr, u[i].cpu);
+      }
+      if (z->fd < 0) {
         int e = errno;
 
         perf_why(why, size, kinds[k].event, u[i].cpu, e);
@@ -1265,6 +1285,16 @@ static int rapl_read(struct pmon_meter *m, struct pmon_reading *r)
       }
       break;
     case PATH_PERF:
+      if (rp->perf_emulated) { /* a fixture's text count, as powercap's */
+        do
+          n = rp->pread(rp->fd[c], buf, sizeof buf - 1, 0);
+        while (n < 0 && errno == EINTR);
+        buf[n > 0 ? n : 0] = '\0';
+        if (n < 0 || parse_u64(buf, (size_t)n, &r->raw[c]) != 0)
+          return pmon__fail(PMON_EIO, "rapl: %s: read: %s", rp->where[c],
+                            n < 0 ? strerror(errno) : "not a count");
+        break;
+      }
       do
         n = rp->read(rp->fd[c], &v, sizeof v);
       while (n < 0 && errno == EINTR);

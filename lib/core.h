@@ -333,6 +333,17 @@ void pmon__event(uint64_t t_ns, int meter, const char *type,
  */
 unsigned pmon__total_plan(const struct pmon_meter *const *m, int n,
                           uint32_t *mask);
+/* Whether M, just opened by auto detection, can be a node's source: it has
+ * a channel that the node's total can take (the node, or a part the report
+ * states), and, a counter meter, one of those channels moves within its
+ * stale limit, or PMON_VET_S when that is shorter or there is none (a
+ * meter whose stale limit is longer is kept: it judges itself while it
+ * runs).  0, or -1 with the reason, one line that ends in ": not used", in
+ * WHY (SIZE bytes).  Reads M a few times, on the calling thread, until a
+ * channel moves. */
+#define PMON_VET_S 1.0
+int pmon__meter_vet(struct pmon_meter *m, char *why, size_t size);
+
 /* What COVERS (from pmon__total_plan) is, in words: "node", or the parts
  * joined by '+' ("cpu+memory+accel"); "" when 0. */
 const char *pmon__covers_text(unsigned covers, char *buf, size_t size);

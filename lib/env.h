@@ -14,6 +14,7 @@
 #define PMON_ENV_SYSFS_ROOT "PMON_SYSFS_ROOT" /* default "/sys" */
 #define PMON_ENV_PROC_ROOT "PMON_PROC_ROOT" /* default "/proc" */
 #define PMON_ENV_DEV_ROOT "PMON_DEV_ROOT"   /* default "/dev" */
+#define PMON_ENV_NVML_LIB "PMON_NVML_LIB" /* nvml: the library without lib= */
 #define PMON_ENV_IDLE_W "PMON_ESTIMATE_IDLE_W" /* estimate: P_idle */
 #define PMON_ENV_MAX_W "PMON_ESTIMATE_MAX_W"   /* estimate: P_max */
 #define PMON_ENV_RUN_FD "PMON_RUN_FD"       /* set by pmon-run, see there */

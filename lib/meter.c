@@ -206,14 +206,83 @@ static int open_one(const struct pmon_spec *spec)
   return 0;
 }
 
+/* Close the meter open_one() opened last and forget it. */
+static void close_last(void)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_mstate *ms = &g->ms[--g->nmeters];
+
+  if (ms->m.drv->close != NULL)
+    ms->m.drv->close(&ms->m);
+  free(ms->m.priv);
+  memset(ms, 0, sizeof *ms);
+}
+
+int pmon__meter_vet(struct pmon_meter *m, char *why, size_t size)
+{
+  struct pmon_reading r0, r;
+  char names[160] = "";
+  uint32_t chans = 0;
+  double window = PMON_VET_S;
+  uint64_t t0, end;
+  size_t len = 0;
+
+  for (int c = 0; c < m->nch; c++)
+    if (m->ch[c].flags & PMON_CH_TOTAL)
+      chans |= 1u << c;
+  /* The total's channels, or all of them when there is none. */
+  for (int c = 0; c < m->nch; c++)
+    if (chans == 0 || (chans & 1u << c)) {
+      snprintf(names + len, sizeof names - len, "%s%s", len > 0 ? ", " : "",
+               m->ch[c].name);
+      len += strlen(names + len);
+    }
+  if (chans == 0) {
+    snprintf(why, size, "%s: only %s, which the node's total never takes: "
+             "not used", m->drv->name, names);
+    return -1;
+  }
+  if (!(m->flags & PMON_DRV_COUNTER))
+    return 0; /* a constant power cannot be told from a frozen one */
+  if (m->stale_s > 0 && m->stale_s < window)
+    window = m->stale_s;
+  if (m->stale_s > PMON_VET_S)
+    return 0; /* a slow device: its stale limit judges it while it runs */
+  memset(&r0, 0, sizeof r0);
+  if (m->drv->read(m, &r0) != 0) {
+    snprintf(why, size, "%s: %s: not used", m->drv->name,
+             pmon_errmsg() + strlen("pmon: "));
+    return -1;
+  }
+  t0 = pmon__now_ns();
+  end = t0 + (uint64_t)(window * 1e9);
+  while (pmon__now_ns() < end) {
+    struct timespec nap = {0, 20 * 1000 * 1000};
+
+    nanosleep(&nap, NULL);
+    memset(&r, 0, sizeof r);
+    if (m->drv->read(m, &r) != 0)
+      continue;
+    for (int c = 0; c < m->nch; c++)
+      if ((chans & 1u << c) && r.raw[c] != r0.raw[c])
+        return 0;
+  }
+  snprintf(why, size, "%s: %s did not move in %.1f s: not used",
+           m->drv->name, names, window);
+  return -1;
+}
+
 /* "auto": the site file's meters for this node; then the first driver
  * that measures the whole node and works, in the order of the table
  * (pm_counters, hwmon); else every driver of parts of the node that works
- * (rapl, nvml), side by side; else, with no meter at all, the estimate. */
+ * (rapl, nvml), side by side; else, with no meter at all, the estimate.
+ * "Works": opens, and passes pmon__meter_vet() (a "not_used" event says
+ * why one did not). */
 static int open_auto(void)
 {
   struct pmon_state *g = &pmon__g;
   struct pmon_spec spec, site[PMON_METER_MAX - 1];
+  char why[320];
   int n = 0, rc, whole = 0;
 
   if ((rc = pmon__site_meters(g->node_name, site, PMON_METER_MAX - 1, &n)) !=
@@ -243,11 +312,19 @@ static int open_auto(void)
                       pmon_errmsg() + strlen("pmon: "));
         continue;
       }
-      if (open_one(&spec) == 0)
-        whole = !part;
-      else
+      if (open_one(&spec) != 0) {
         pmon__event(pmon__now_ns(), -1, "open_error", "%s",
                     pmon_errmsg() + strlen("pmon: "));
+        continue;
+      }
+      if (pmon__meter_vet(&g->ms[g->nmeters - 1].m, why, sizeof why) != 0) {
+        /* Passed over: said in the report, not at the end of the job (it
+         * is what this node is, not a fault). */
+        pmon__event(pmon__now_ns(), -1, "not_used", "%s", why);
+        close_last();
+        continue;
+      }
+      whole = !part;
     }
   if (g->nmeters > 0) /* measured */
     return 0;

@@ -8,8 +8,13 @@
  * shared FILE, and reads them back, for SECONDS (default 0.4); then all
  * sleep IDLE seconds (default 0.3).  Rank 0 prints the I/O time the ranks
  * measured themselves, from the first rank's start to the last rank's end
- * of each phase, summed over the phases ("io_time_s 1.2034"), and the
- * bytes moved ("bytes 123456").  Exit status 1 on any MPI error.
+ * of each phase, summed over the phases ("io_time_s 1.2034"), the time
+ * the I/O that frames them may add, the longest of the ranks' from the
+ * start of MPI_File_open to the first phase's start plus the longest
+ * MPI_File_close ("meta_time_s 0.0123": a node's I/O phases include
+ * those calls, and the barrier wait between the open and the first
+ * write when it is short enough to merge), and the bytes moved ("bytes
+ * 123456").  Exit status 1 on any MPI error.
  * Each phase is the region "io" and each sleep the region "idle", for the
  * timeline's test; they fail, harmlessly, when pmon was not started (by
  * the interposition library's MPI_Init).
@@ -40,6 +45,7 @@ int main(int argc, char **argv)
   int phases = argc > 2 ? atoi(argv[2]) : 3, rank;
   double secs = argc > 3 ? atof(argv[3]) : 0.4;
   double idle = argc > 4 ? atof(argv[4]) : 0.3, total = 0;
+  double t_open = 0, pre = 0, close_s, meta[2] = {0, 0};
   long long bytes = 0, all = 0;
   MPI_File fh;
 
@@ -51,6 +57,7 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return 2;
   }
+  t_open = MPI_Wtime();
   check(MPI_File_open(MPI_COMM_WORLD, argv[1],
                       MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
         "MPI_File_open");
@@ -62,6 +69,8 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     pmon_region_begin("io");
     t0 = MPI_Wtime();
+    if (p == 0)
+      pre = t0 - t_open;
     for (long i = 0; MPI_Wtime() - t0 < secs; i++) {
       MPI_Offset off = base + (MPI_Offset)(i % SLOTS) * BLOCK;
 
@@ -82,10 +91,15 @@ int main(int argc, char **argv)
     nanosleep(&nap, NULL);
     pmon_region_end("idle");
   }
+  close_s = MPI_Wtime();
   check(MPI_File_close(&fh), "MPI_File_close");
+  close_s = MPI_Wtime() - close_s;
+  MPI_Reduce(&pre, &meta[0], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&close_s, &meta[1], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&bytes, &all, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
-    printf("io_time_s %.6f\nbytes %lld\n", total, all);
+    printf("io_time_s %.6f\nmeta_time_s %.6f\nbytes %lld\n", total,
+           meta[0] + meta[1], all);
     MPI_File_delete(argv[1], MPI_INFO_NULL);
   }
   MPI_Finalize();

@@ -45,6 +45,20 @@ near() {
   fi
 }
 
+# io_time WHAT PHASE_TIME IO_TIME META_TIME: a node's I/O phase time
+# against what tests/io_phases measured itself: at least 80 % of its
+# phases' span (a rank held up between two calls for more than the merge
+# gap splits a phase), at most that plus the open and close around them
+# and 10 ms per phase of merge gap (a busy machine stretches both).
+io_time() {
+  if awk -v v="$2" -v t="$3" -v m="$4" 'BEGIN {
+       exit !(v != "null" && v >= 0.8 * t && v <= t + m + 0.05) }'; then
+    pass "$1: $2 s, within [0.8 x $3, $3 + $4 + 0.05] s"
+  else
+    fail "$1: $2 s, not within [0.8 x $3, $3 + $4 + 0.05] s"
+  fi
+}
+
 # equal WHAT VALUE EXPECTED
 equal() {
   if [ "$2" = "$3" ]; then pass "$1: $2"; else fail "$1: '$2', expected '$3'"; fi

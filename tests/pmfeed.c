@@ -25,6 +25,11 @@
  *     --freq FILE     the power follows the CPU clock limit in FILE (kHz, a
  *                     scaling_max_freq of a fixture): WATTS at --freq-max
  *     --freq-max KHZ  with --freq, and required with it; and --idle-w W
+ *     --log FILE      append a line "NS WATTS" at each publication: its
+ *                     CLOCK_MONOTONIC instant and the power since the one
+ *                     before, so that a test knows what the node really
+ *                     drew when this feeder or the clock it follows was
+ *                     late on a busy machine
  *
  * With --follow, at each publication the power is W + (WATTS - W) * u over
  * the interval since the one before, u being the CPU demand of the listed
@@ -323,6 +328,7 @@ int main(int argc, char **argv)
   uint64_t fresh = 0, tick = 0, startup = 1, generation = 1;
   int ex = 0;
   const char *dir;
+  FILE *log = NULL;
   struct follow fl = {.pidfile = NULL, .idle_w = -1, .cores = 0,
                       .freq_file = NULL, .freq_max = 0};
 
@@ -364,7 +370,12 @@ int main(int argc, char **argv)
       fl.idle_w = atof(argv[++i]);
     else if (i + 1 < argc && strcmp(argv[i], "--cores") == 0)
       fl.cores = atoi(argv[++i]);
-    else if (i + 1 < argc && strcmp(argv[i], "--freq") == 0)
+    else if (i + 1 < argc && strcmp(argv[i], "--log") == 0) {
+      if ((log = fopen(argv[++i], "a")) == NULL) {
+        perror(argv[i]);
+        return 2;
+      }
+    } else if (i + 1 < argc && strcmp(argv[i], "--freq") == 0)
       fl.freq_file = argv[++i];
     else if (i + 1 < argc && strcmp(argv[i], "--freq-max") == 0)
       fl.freq_max = atof(argv[++i]);
@@ -471,6 +482,11 @@ int main(int argc, char **argv)
     }
     put_u64(dir, "freshness", ++fresh, NULL, 0);
     t_pub = t;
+    if (log != NULL) {
+      fprintf(log, "%.0f %.6f\n", (t0 + t) * 1e9,
+              fl.pidfile || fl.freq_file ? fl.w : watts);
+      fflush(log);
+    }
     if (frozen) {
       printf("resumed %.0f\n", (t0 + t) * 1e9);
       fflush(stdout);

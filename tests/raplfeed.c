@@ -17,6 +17,17 @@
  *     --seconds S     stop after S seconds (default: until SIGTERM)
  *     --no-powercap   leave the powercap tree out
  *     --no-msr        leave the msr devices out
+ *     --perf EVENTS   emulate perf's power PMU with EVENTS, a list of
+ *                     pkg, ram and psys: ROOT/sys/bus/event_source/
+ *                     devices/power with type, cpumask (CPUs 0 and 1, one
+ *                     per package), events/energy-EVENT (.unit, .scale of
+ *                     2^-32 J), and counts/energy-EVENT-cpuN, the count
+ *                     in 2^-32 J as decimal text, which the rapl driver
+ *                     reads in place of perf_event_open (psys on CPU 0
+ *                     only, as the kernel has it)
+ *     --still ZONES   these zones' counters never move (a list of names:
+ *                     psys, package-0, dram, ...), as psys on a virtual
+ *                     machine whose PMU offers it and reads 0
  *
  * Zones and powers (watts): package-0 60, package-1 40, dram-0 10,
  * dram-1 5, core-0 30, uncore-0 5, psys 150; and an intel-rapl-mmio:0
@@ -58,6 +69,19 @@
 
 #define DEFAULT_RANGE 262143328850.0 /* µJ: 2^32 units of 2^-14 J */
 #define NCPU 4
+#define PERF_SCALE 2.3283064365386962890625e-10 /* 2^-32 J */
+
+/* The perf events raplfeed can emulate: event, config, the zones they
+ * count (by index in zones[]) on CPU 0 and CPU 1 (-1: none). */
+static const struct {
+  const char *name, *event, *config;
+  int zone[2];
+} events[] = {
+  {"pkg", "energy-pkg", "event=0x02", {0, 4}},
+  {"ram", "energy-ram", "event=0x03", {3, 5}},
+  {"psys", "energy-psys", "event=0x05", {6, -1}},
+};
+#define NEVENTS (sizeof events / sizeof events[0])
 
 /* The zones: powercap directory and name, power, most power for
  * constraint_0_max_power_uw (0: no file), package, msr register (0: not
@@ -139,6 +163,18 @@ static void put_u64(int fd, uint64_t v)
     die("energy_uj");
 }
 
+/* Whether NAME is an item of the comma-separated LIST. */
+static int in_list(const char *list, const char *name)
+{
+  size_t n = strlen(name);
+
+  for (const char *p = list; p != NULL && *p != '\0';
+       p += strcspn(p, ","), p += *p == ',')
+    if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+      return 1;
+  return 0;
+}
+
 /* Write the LEN low bytes of V, little-endian, at offset REG of FD. */
 static void put_msr(int fd, uint32_t reg, uint64_t v, size_t len)
 {
@@ -155,14 +191,16 @@ int main(int argc, char **argv)
   const char *root;
   double range = DEFAULT_RANGE, hz = 500, seconds = -1, t0;
   int esu = 14, dram_esu = 16, model = 85, powercap = 1, msr = 1;
-  int fd_uj[NZONES], fd_msr[2] = {-1, -1};
+  int fd_uj[NZONES], fd_msr[2] = {-1, -1}, fd_perf[NEVENTS][2];
+  const char *perf = NULL, *still = NULL;
   char path[4096], text[256];
   long tick = 0;
 
   if (argc < 2) {
     fprintf(stderr, "usage: raplfeed ROOT [--range UJ] [--esu N] "
                     "[--dram-esu N] [--model N] [--hz N] [--seconds S] "
-                    "[--no-powercap] [--no-msr]\n");
+                    "[--no-powercap] [--no-msr] [--perf EVENTS] "
+                    "[--still ZONES]\n");
     return 2;
   }
   root = argv[1];
@@ -171,6 +209,10 @@ int main(int argc, char **argv)
       powercap = 0;
     else if (strcmp(argv[i], "--no-msr") == 0)
       msr = 0;
+    else if (i + 1 < argc && strcmp(argv[i], "--perf") == 0)
+      perf = argv[++i];
+    else if (i + 1 < argc && strcmp(argv[i], "--still") == 0)
+      still = argv[++i];
     else if (i + 1 < argc && strcmp(argv[i], "--range") == 0)
       range = atof(argv[++i]);
     else if (i + 1 < argc && strcmp(argv[i], "--esu") == 0)
@@ -278,6 +320,42 @@ int main(int argc, char **argv)
     put_msr(fd_msr[c], 0x614, info, 8);
   }
 
+  /* The perf power PMU, emulated. */
+  for (size_t k = 0; k < NEVENTS; k++)
+    fd_perf[k][0] = fd_perf[k][1] = -1;
+  if (perf != NULL) {
+    char pmu[2048];
+
+    snprintf(pmu, sizeof pmu, "%s/sys/bus/event_source/devices/power", root);
+    snprintf(path, sizeof path, "%s/events", pmu);
+    mkdirs(path);
+    snprintf(path, sizeof path, "%s/counts", pmu);
+    mkdirs(path);
+    snprintf(path, sizeof path, "%s/type", pmu);
+    put(path, "27\n");
+    snprintf(path, sizeof path, "%s/cpumask", pmu);
+    put(path, "0-1\n");
+    for (size_t k = 0; k < NEVENTS; k++) {
+      if (!in_list(perf, events[k].name))
+        continue;
+      snprintf(path, sizeof path, "%s/events/%s", pmu, events[k].event);
+      snprintf(text, sizeof text, "%s\n", events[k].config);
+      put(path, text);
+      snprintf(path, sizeof path, "%s/events/%s.unit", pmu, events[k].event);
+      put(path, "Joules\n");
+      snprintf(path, sizeof path, "%s/events/%s.scale", pmu, events[k].event);
+      put(path, "2.3283064365386962890625e-10\n");
+      for (int c = 0; c < 2; c++) {
+        if (events[k].zone[c] < 0)
+          continue;
+        snprintf(path, sizeof path, "%s/counts/%s-cpu%d", pmu,
+                 events[k].event, c);
+        if ((fd_perf[k][c] = open(path, O_WRONLY | O_CREAT, 0444)) < 0)
+          die(path);
+      }
+    }
+  }
+
   signal(SIGTERM, stop);
   signal(SIGINT, stop);
   t0 = now();
@@ -288,7 +366,13 @@ int main(int argc, char **argv)
     if (seconds >= 0 && t >= seconds)
       break;
     for (size_t z = 0; z < NZONES; z++) {
-      double e = 1000.0 + 100.0 * (double)z + zones[z].watts * t; /* J */
+      double e = 1000.0 + 100.0 * (double)z +
+                 (in_list(still, zones[z].name) ? 0 : zones[z].watts * t);
+
+      for (size_t k = 0; k < NEVENTS; k++)
+        for (int c = 0; c < 2; c++)
+          if (events[k].zone[c] == (int)z && fd_perf[k][c] >= 0)
+            put_u64(fd_perf[k][c], (uint64_t)floor(e / PERF_SCALE));
       double r = zones[z].packaged ? range : DEFAULT_RANGE;
 
       if (fd_uj[z] >= 0)

@@ -101,6 +101,7 @@ enum tried_what {
   T_NOT_FOUND,  /* probe() said no */
   T_OPEN_FAILED,
   T_USED,
+  T_PASSED_OVER, /* opened, but cannot be the node's source */
   T_NOT_TRIED,  /* an earlier driver was chosen */
   T_FALLBACK_USED,
   T_FALLBACK_UNUSED
@@ -369,6 +370,7 @@ static void choose_auto(struct node *n)
     add_entry(n, &site[i], SRC_SITE, lines[i]);
   for (int i = 0; pmon__drivers[i] != NULL; i++) {
     const struct pmon_driver *drv = pmon__drivers[i];
+    struct entry *e;
     struct tried *t;
 
     if (n->ntried == (int)(sizeof n->tried / sizeof n->tried[0]))
@@ -398,13 +400,17 @@ static void choose_auto(struct node *n)
     }
     if (n->nentries == PMON_METER_MAX)
       break;
-    if (add_entry(n, &spec, SRC_AUTO, 0)->open) {
+    e = add_entry(n, &spec, SRC_AUTO, 0);
+    if (e->open && pmon__meter_vet(&e->m, t->why, sizeof t->why) != 0) {
+      entry_close(e);
+      n->nentries--;
+      t->what = T_PASSED_OVER;
+    } else if (e->open) {
       t->what = T_USED;
       t->meter = n->nentries;
       chosen |= (drv->flags & PMON_DRV_PART) ? 2 : 1;
     } else {
-      struct entry *e = &n->entries[--n->nentries];
-
+      e = &n->entries[--n->nentries];
       t->what = T_OPEN_FAILED;
       t->rc = e->rc;
       memcpy(t->why, e->why, sizeof t->why);
@@ -623,6 +629,9 @@ static void show_tried(const struct node *n)
     case T_USED:
       snprintf(what, sizeof what, "used: meter %d", t->meter);
       wrap(t->drv->name, what);
+      break;
+    case T_PASSED_OVER: /* "rapl: only psys, ...: not used" */
+      wrap(t->drv->name, t->why + strlen(t->drv->name) + 2);
       break;
     case T_NOT_TRIED:
       wrap(t->drv->name, "not tried: auto uses the first driver it finds");

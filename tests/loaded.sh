@@ -1,0 +1,33 @@
+#!/bin/sh
+# tests/loaded.sh - run a command while other processes keep the
+# machine's cores busy, as on a developer's laptop or a shared CI runner:
+#   sh tests/loaded.sh [-n BUSY] COMMAND [ARGS...]
+# BUSY busy loops (default 2, PMON_LOAD_BUSY) run at the same priority as
+# COMMAND for as long as it runs, and are stopped when it ends, fails or
+# is interrupted.  Exits with COMMAND's status.  make check-loaded runs the
+# test suite so.
+busy=${PMON_LOAD_BUSY:-2}
+if [ "$1" = -n ] && [ -n "$2" ]; then
+  busy=$2
+  shift 2
+fi
+[ $# -gt 0 ] || { echo "usage: loaded.sh [-n BUSY] COMMAND [ARGS...]" >&2; exit 2; }
+pids=
+stop() {
+  for p in $pids; do kill "$p" 2>/dev/null; done
+  pids=
+}
+trap stop EXIT
+trap 'stop; exit 130' INT
+trap 'stop; exit 143' TERM
+i=0
+while [ "$i" -lt "$busy" ]; do
+  sh -c 'while :; do :; done' &
+  pids="$pids $!"
+  i=$((i + 1))
+done
+echo "loaded.sh: $busy busy loops (pids$pids) while: $*"
+"$@"
+rc=$?
+stop
+exit $rc
