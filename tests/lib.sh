@@ -59,15 +59,42 @@ io_time() {
   fi
 }
 
+# fed_near WHAT VALUE WATTS REPORT DIR [NODE]: VALUE, a node's mean power
+# over REPORT's span (nodes[NODE].monotonic_ns), against a feeder of DIR
+# (feed) at a constant WATTS.  pmon reads the counters a while after the
+# feeder publishes them, and takes the time when it reads: on a busy
+# machine that while grows, at either end of the span.  The feeder's log
+# says how old the values read at the two ends could be, L0 and L1, so
+# the truth lies in [WATTS (1 - L1 / T), WATTS (1 + L0 / T)], T the span;
+# VALUE must be there, give or take 1 %.
+fed_near() {
+  fn_a=$($JGET "$4" "nodes/${6:-0}/monotonic_ns/0")
+  fn_b=$($JGET "$4" "nodes/${6:-0}/monotonic_ns/1")
+  fn_r=$(awk -v a="$fn_a" -v b="$fn_b" -v w="$3" '
+    $1 <= a { pa = $1 } $1 <= b { pb = $1 }
+    END {
+      T = b - a
+      if (T <= 0 || pa == "" || pb == "") { print "none"; exit }
+      printf "%.3f %.3f\n", w * (1 - (b - pb) / T) * 0.99, w * (1 + (a - pa) / T) * 1.01
+    }' "$5.log")
+  if [ "$fn_r" != none ] && awk -v v="$2" -v r="$fn_r" 'BEGIN {
+       split(r, x, " "); exit !(v != "null" && v >= x[1] && v <= x[2]) }'; then
+    pass "$1: $2 ($3 W, within [$fn_r] from the feeder's log)"
+  else
+    fail "$1: $2, not within [$fn_r] ($3 W and the feeder's log)"
+  fi
+}
+
 # equal WHAT VALUE EXPECTED
 equal() {
   if [ "$2" = "$3" ]; then pass "$1: $2"; else fail "$1: '$2', expected '$3'"; fi
 }
 
 # feed DIR WATTS [ARGS]: start a pm_counters feeder, wait for its files.
+# It logs its publications to DIR.log (pmfeed --log), for fed_near.
 feed() {
   dir=$1; shift
-  "$PMFEED" "$dir" "$@" &
+  "$PMFEED" "$dir" "$@" --log "$dir.log" &
   FEEDERS="$FEEDERS $!"
   i=0
   while [ ! -s "$dir/freshness" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
