@@ -714,7 +714,8 @@ static void human_bytes(double b, char *buf, size_t size)
     snprintf(buf, size, "%.0f B", b);
 }
 
-/* One line for the job's MPI-IO, when it was intercepted. */
+/* One line for the job's MPI-IO, when it was intercepted and the job made
+ * an MPI-IO call: a job without one needs no line (the report says so). */
 static void io_summary(json_t *io)
 {
   int est = json_is_true(json_object_get(io, "estimated"));
@@ -722,7 +723,7 @@ static void io_summary(json_t *io)
   char r[32], w[32], j[32], rates[96] = "";
   long long nph;
 
-  if (!json_is_object(io))
+  if (!json_is_object(io) || json_integer_value(json_object_get(io, "ops")) <= 0)
     return;
   human_bytes((double)json_integer_value(json_object_get(io, "bytes_read")),
               r, sizeof r);

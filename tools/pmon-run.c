@@ -147,6 +147,24 @@ static const char *mpi_launcher(char *buf, size_t size, long *rank)
   return NULL;
 }
 
+/* Whether COMMAND is an MPI launcher (by its name): measured as a command,
+ * its ranks measured too through the preload, the node's energy would be
+ * claimed twice and two reports written. */
+static int is_launcher(const char *command)
+{
+  static const char *const names[] = {
+    "mpirun", "mpiexec", "orterun", "mpiexec.hydra", "mpirun.openmpi",
+    "mpiexec.openmpi", "mpirun.mpich", "mpiexec.mpich", "srun", "aprun",
+    "prun", "jsrun", "mpirun_rsh"};
+  const char *base = strrchr(command, '/');
+
+  base = base != NULL ? base + 1 : command;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(base, names[i]) == 0)
+      return 1;
+  return 0;
+}
+
 /* Put the library in front of LD_PRELOAD: 0, 1 when it cannot be read and
  * the command is then to run unmeasured (under an MPI launcher, where each
  * rank would otherwise report itself as a whole job, all to one file), or
@@ -282,6 +300,16 @@ int main(int argc, char **argv)
   if (optind == argc) {
     fprintf(stderr, "pmon-run: no command given\n");
     usage(stderr);
+    return 2;
+  }
+  if (is_launcher(argv[optind])) {
+    const char *base = strrchr(argv[optind], '/');
+
+    fprintf(stderr,
+            "pmon-run: %s: an MPI launcher: run pmon-run under it, once per "
+            "rank (%s [OPTIONS] pmon-run -- PROGRAM [ARGS]), so that the "
+            "job is measured once\n",
+            argv[optind], base != NULL ? base + 1 : argv[optind]);
     return 2;
   }
   if (use_preload && (c = preload()) != 0)

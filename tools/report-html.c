@@ -249,6 +249,18 @@ static double least_coverage(const struct report *r, size_t *short_) {
   return least;
 }
 
+/* Whether some node record of R has the key KEY, null or not. */
+static int nodes_have(const struct report *r, const char *key) {
+  json_t *nodes = json_object_get(r->root, "nodes"), *node;
+  size_t i;
+
+  json_array_foreach(nodes, i, node) {
+    if (json_object_get(node, key) != NULL)
+      return 1;
+  }
+  return 0;
+}
+
 /* Formats into buf the wall time in seconds and when the job ran, from
  * its ISO 8601 start and end: "612.418 s, 2026-11-21, 10:15:02 to
  * 10:25:14 UTC" when they are on one day. */
@@ -308,7 +320,12 @@ static void summary(FILE *out, const struct report *r) {
   else
     esc(out, r->covers);
   fputs("</span>", out);
-  card_close(out, r->covers == NULL ? "not said (an older report)"
+  /* A key present but null: a current report whose nodes measured
+   * nothing; absent: a report from before the key. */
+  card_close(out, r->covers == NULL
+                  ? json_object_get(r->root, "covers") != NULL
+                      ? "no node measured its energy"
+                      : "not said (an older report)"
                   : partial ? "only: not the whole nodes' energy"
                   : r->estimated ? "a model of the whole node, not a meter"
                             : "a meter of the whole node");
@@ -316,7 +333,9 @@ static void summary(FILE *out, const struct report *r) {
   card_open(out, "Coverage", short_ > 0, 0);
   fig(out, percent(a, isnan(cov) ? NAN : 100 * cov));
   if (isnan(cov))
-    card_close(out, "not in this report");
+    card_close(out, nodes_have(r, "energy_coverage")
+                      ? "no node measured its energy"
+                      : "not in this report");
   else {
     snprintf(sub, sizeof sub, short_ ? "least of the nodes; %zu below "
              "99.5 %%" : "of the run measured, least of the nodes", short_);
