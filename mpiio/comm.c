@@ -137,7 +137,7 @@ static uint64_t sum_w(const void *counts, int big, int n,
  * arguments, evaluated after the real call). */
 #define WRAP(NAME, CALL, PARAMS, ARGS, BYTES)                              \
   typedef int real_##NAME PARAMS;                                          \
-  int NAME PARAMS                                                          \
+  PMON_WRAPPER int NAME PARAMS                                             \
   {                                                                        \
     uint64_t t0, t1;                                                       \
     int rc, c = clk();                                                     \
@@ -152,14 +152,14 @@ static uint64_t sum_w(const void *counts, int big, int n,
     pmon__mpiio_depth--;                                                   \
     return rc;                                                             \
   }                                                                        \
-  int P##NAME PARAMS __attribute__((alias(#NAME)));
+  PMON_WRAPPER int P##NAME PARAMS __attribute__((alias(#NAME)));
 
 /* A receive that reads what arrived from its status, the program's or,
  * for MPI_STATUS_IGNORE, one of its own.  ST names the status parameter;
  * BYTES may use "sp", the status to read. */
 #define WRAP_RECV(NAME, CALL, PARAMS, ARGS, ARGS_SP, BYTES)                \
   typedef int real_##NAME PARAMS;                                          \
-  int NAME PARAMS                                                          \
+  PMON_WRAPPER int NAME PARAMS                                             \
   {                                                                        \
     uint64_t t0, t1;                                                       \
     int rc, c = clk();                                                     \
@@ -176,7 +176,7 @@ static uint64_t sum_w(const void *counts, int big, int n,
     pmon__mpiio_depth--;                                                   \
     return rc;                                                             \
   }                                                                        \
-  int P##NAME PARAMS __attribute__((alias(#NAME)));
+  PMON_WRAPPER int P##NAME PARAMS __attribute__((alias(#NAME)));
 
 #define SB const void *
 #define RB void *

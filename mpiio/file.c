@@ -146,7 +146,7 @@ counted(uintptr_t h, int kind, MPI_Count count,
  * (KIND END: the _end of a split collective; or META). */
 #define WRAP(NAME, KIND, PARAMS, ARGS, COUNT, DT)                          \
   typedef int real_##NAME PARAMS;                                          \
-  int NAME PARAMS                                                          \
+  PMON_WRAPPER int NAME PARAMS                                             \
   {                                                                        \
     uint64_t t0, t1;                                                       \
     int rc, c = clk();                                                     \
@@ -161,7 +161,7 @@ counted(uintptr_t h, int kind, MPI_Count count,
     depth--;                                                               \
     return rc;                                                             \
   }                                                                        \
-  int P##NAME PARAMS __attribute__((alias(#NAME)));
+  PMON_WRAPPER int P##NAME PARAMS __attribute__((alias(#NAME)));
 
 /* The shapes of the data calls.  B is the buffer's type, N the count's. */
 #define RW(B, N) (MPI_File fh, B buf, N count, MPI_Datatype dt, MPI_Status *st)
@@ -249,6 +249,7 @@ typedef int real_open(MPI_Comm, const char *, int, MPI_Info, MPI_File *);
 typedef int real_close(MPI_File *);
 typedef int real_delete(const char *, MPI_Info);
 
+PMON_WRAPPER
 int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info,
                   MPI_File *fh)
 {
@@ -268,7 +269,7 @@ int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info,
   return rc;
 }
 
-int MPI_File_close(MPI_File *fh)
+PMON_WRAPPER int MPI_File_close(MPI_File *fh)
 {
   uint64_t t0, t1;
   uintptr_t h;
@@ -287,7 +288,7 @@ int MPI_File_close(MPI_File *fh)
   return rc;
 }
 
-int MPI_File_delete(const char *name, MPI_Info info)
+PMON_WRAPPER int MPI_File_delete(const char *name, MPI_Info info)
 {
   uint64_t t0, t1;
   int rc, c = clk();
@@ -304,8 +305,10 @@ int MPI_File_delete(const char *name, MPI_Info info)
   return rc;
 }
 
+PMON_WRAPPER
 int PMPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info,
                    MPI_File *fh) __attribute__((alias("MPI_File_open")));
+PMON_WRAPPER
 int PMPI_File_close(MPI_File *fh) __attribute__((alias("MPI_File_close")));
-int PMPI_File_delete(const char *name, MPI_Info info)
+PMON_WRAPPER int PMPI_File_delete(const char *name, MPI_Info info)
   __attribute__((alias("MPI_File_delete")));

@@ -4,6 +4,13 @@
 #ifndef PMON_MPIIO_H
 #define PMON_MPIIO_H
 
+/* A wrapper, and its PMPI_ alias: exported whatever the MPI's header
+ * declares.  The library is built with -fvisibility=hidden; Open MPI's
+ * mpi.h gives every MPI function default visibility, MPICH's does not, and
+ * a hidden wrapper intercepts nothing (tests/exports.test checks the
+ * built library's dynamic symbols against the wrapped calls). */
+#define PMON_WRAPPER __attribute__((visibility("default")))
+
 /* The real function NAME (a "PMPI_..." name) after this library, or NULL;
  * said once on stderr when PMON_DEBUG is set. */
 void *pmon__mpiio_real(const char *name);

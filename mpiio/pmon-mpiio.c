@@ -80,7 +80,7 @@ static void after_init(void)
   }
 }
 
-int MPI_Init(int *argc, char ***argv)
+PMON_WRAPPER int MPI_Init(int *argc, char ***argv)
 {
   static init_fn *f;
   int rc;
@@ -93,6 +93,7 @@ int MPI_Init(int *argc, char ***argv)
   return rc;
 }
 
+PMON_WRAPPER
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
   static init_thread_fn *f;
@@ -107,7 +108,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
   return rc;
 }
 
-int MPI_Finalize(void)
+PMON_WRAPPER int MPI_Finalize(void)
 {
   static finalize_fn *f;
 
@@ -119,7 +120,9 @@ int MPI_Finalize(void)
 }
 
 /* The PMPI_ names are the same functions. */
+PMON_WRAPPER
 int PMPI_Init(int *argc, char ***argv) __attribute__((alias("MPI_Init")));
+PMON_WRAPPER
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
   __attribute__((alias("MPI_Init_thread")));
-int PMPI_Finalize(void) __attribute__((alias("MPI_Finalize")));
+PMON_WRAPPER int PMPI_Finalize(void) __attribute__((alias("MPI_Finalize")));
