@@ -1258,41 +1258,49 @@ static int rapl_probe(const struct pmon_spec *spec)
   return rc;
 }
 
+/* Channel C's count as the decimal text of its file (powercap's
+ * energy_uj, an emulated perf count) into *V: 0, or PMON_E* with the
+ * file named. */
+static int text_count(struct rapl_priv *rp, int c, uint64_t *v)
+{
+  char buf[TEXT_MAX];
+  ssize_t n;
+
+  do
+    n = rp->pread(rp->fd[c], buf, sizeof buf - 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return pmon__fail(PMON_EIO, "rapl: %s: read: %s", rp->where[c],
+                      strerror(errno));
+  buf[n] = '\0';
+  if (parse_u64(buf, (size_t)n, v) != 0) {
+    buf[strcspn(buf, "\n")] = '\0';
+    return pmon__fail(PMON_EFORMAT,
+                      "rapl: %s: malformed content \"%.32s\": expected a "
+                      "decimal integer",
+                      rp->where[c], buf);
+  }
+  return 0;
+}
+
 static int rapl_read(struct pmon_meter *m, struct pmon_reading *r)
 {
   struct rapl_priv *rp = m->priv;
 
   for (int c = 0; c < m->nch; c++) {
-    char buf[TEXT_MAX];
     uint64_t v;
     ssize_t n;
+    int rc;
 
     switch (rp->path) {
     case PATH_POWERCAP:
-      do
-        n = rp->pread(rp->fd[c], buf, sizeof buf - 1, 0);
-      while (n < 0 && errno == EINTR);
-      if (n < 0)
-        return pmon__fail(PMON_EIO, "rapl: %s: read: %s", rp->where[c],
-                          strerror(errno));
-      buf[n] = '\0';
-      if (parse_u64(buf, (size_t)n, &r->raw[c]) != 0) {
-        buf[strcspn(buf, "\n")] = '\0';
-        return pmon__fail(PMON_EFORMAT,
-                          "rapl: %s: malformed content \"%.32s\": expected a "
-                          "decimal integer",
-                          rp->where[c], buf);
-      }
+      if ((rc = text_count(rp, c, &r->raw[c])) != 0)
+        return rc;
       break;
     case PATH_PERF:
       if (rp->perf_emulated) { /* a fixture's text count, as powercap's */
-        do
-          n = rp->pread(rp->fd[c], buf, sizeof buf - 1, 0);
-        while (n < 0 && errno == EINTR);
-        buf[n > 0 ? n : 0] = '\0';
-        if (n < 0 || parse_u64(buf, (size_t)n, &r->raw[c]) != 0)
-          return pmon__fail(PMON_EIO, "rapl: %s: read: %s", rp->where[c],
-                            n < 0 ? strerror(errno) : "not a count");
+        if ((rc = text_count(rp, c, &r->raw[c])) != 0)
+          return rc;
         break;
       }
       do

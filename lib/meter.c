@@ -244,10 +244,10 @@ int pmon__meter_vet(struct pmon_meter *m, char *why, size_t size)
   }
   if (!(m->flags & PMON_DRV_COUNTER))
     return 0; /* a constant power cannot be told from a frozen one */
-  if (m->stale_s > 0 && m->stale_s < window)
-    window = m->stale_s;
   if (m->stale_s > PMON_VET_S)
     return 0; /* a slow device: its stale limit judges it while it runs */
+  if (m->stale_s > 0)
+    window = m->stale_s;
   memset(&r0, 0, sizeof r0);
   if (m->drv->read(m, &r0) != 0) {
     snprintf(why, size, "%s: %s: not used", m->drv->name,
