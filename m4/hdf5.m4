@@ -3,14 +3,17 @@
 # PMON_CHECK_HDF5: look for an HDF5 built with MPI-IO (H5Pset_fapl_mpio)
 # that $CC builds and links programs with.  The flags come from
 # HDF5_CFLAGS and HDF5_LIBS when they are given, else from the pkg-config
-# module hdf5-openmpi (Debian and Ubuntu: libhdf5-openmpi-dev), else from
-# what the wrapper h5pcc shows (H5PCC names another).  --without-hdf5
+# module of the MPI that $CC uses, hdf5-openmpi or hdf5-mpich (Debian and
+# Ubuntu: libhdf5-openmpi-dev, libhdf5-mpich-dev), else from what the
+# wrapper h5pcc shows (H5PCC names another): an HDF5 built on another MPI
+# would load two MPI libraries into one program.  --without-hdf5
 # skips the search; --with-hdf5 makes not finding it an error; the default
 # is to use it when it is there.  Substitutes HDF5_CFLAGS and HDF5_LIBS,
 # sets have_hdf5 to yes or no, and defines the conditional HAVE_HDF5.
-# Needs PKG_PROG_PKG_CONFIG and a C compiler that builds MPI programs.
+# Needs PKG_PROG_PKG_CONFIG and PMON_CHECK_MPI.
 AC_DEFUN([PMON_CHECK_HDF5], [
   AC_REQUIRE([PKG_PROG_PKG_CONFIG])
+  AC_REQUIRE([PMON_CHECK_MPI])
   AC_ARG_WITH([hdf5],
     [AS_HELP_STRING([--with-hdf5@<:@=yes|no@:>@],
       [build the parallel HDF5 example h5vpic @<:@default: when parallel
@@ -40,7 +43,7 @@ AC_DEFUN([PMON_CHECK_HDF5], [
         AC_MSG_RESULT([$have_hdf5])])
       AS_IF([test "x$have_hdf5$with_hdf5" = xnoyes],
         [AC_MSG_ERROR([--with-hdf5: no parallel HDF5 that $CC can use: install
-it (Debian: libhdf5-openmpi-dev) or set HDF5_CFLAGS and HDF5_LIBS])])],
+it (Debian: libhdf5-$pmon_mpi_family-dev) or set HDF5_CFLAGS and HDF5_LIBS])])],
     [AC_MSG_ERROR([--with-hdf5=$with_hdf5: say yes or no])])
   AS_IF([test "x$have_hdf5" = xno], [HDF5_CFLAGS= HDF5_LIBS=])
   AC_SUBST([HDF5_CFLAGS])
@@ -54,9 +57,11 @@ AC_DEFUN([_PMON_HDF5_FLAGS], [
   pmon_hdf5_from=
   AS_IF([test "x$HDF5_CFLAGS$HDF5_LIBS" != x],
     [pmon_hdf5_from="HDF5_CFLAGS and HDF5_LIBS"],
-    [PKG_CHECK_MODULES([HDF5], [hdf5-openmpi],
-      [pmon_hdf5_from="pkg-config hdf5-openmpi"],
-      [AC_PATH_PROGS([H5PCC], [h5pcc h5pcc.openmpi], [])
+    [pmon_hdf5_mod=hdf5-$pmon_mpi_family
+     AS_IF([test "x$pmon_mpi_family" = xother], [pmon_hdf5_mod=hdf5-mpi])
+     PKG_CHECK_MODULES([HDF5], [$pmon_hdf5_mod],
+      [pmon_hdf5_from="pkg-config $pmon_hdf5_mod"],
+      [AC_PATH_PROGS([H5PCC], [h5pcc.$pmon_mpi_family h5pcc], [])
        AS_IF([test -n "$H5PCC"], [
          pmon_hdf5_show=`$H5PCC -show -shlib 2>/dev/null` ||
            pmon_hdf5_show=`$H5PCC -show 2>/dev/null` || pmon_hdf5_show=

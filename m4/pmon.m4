@@ -13,6 +13,9 @@ AC_DEFUN([PMON_PROG_MPI], [
 ])
 
 # PMON_CHECK_MPI: the C compiler must compile and link an MPI program.
+# Sets pmon_mpi_family to the MPI its mpi.h belongs to: openmpi, mpich
+# (MPICH and the MPIs built on it: Cray MPICH, Intel MPI, MVAPICH), or
+# other; and pmon_mpi_name to the name and version for the summary.
 AC_DEFUN([PMON_CHECK_MPI], [
   AC_MSG_CHECKING([whether $CC builds MPI programs])
   AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <mpi.h>]],
@@ -20,7 +23,120 @@ AC_DEFUN([PMON_CHECK_MPI], [
     [AC_MSG_RESULT([yes])],
     [AC_MSG_RESULT([no])
      AC_MSG_ERROR([pmon needs an MPI-3 library: install Open MPI (Debian:
-libopenmpi-dev openmpi-bin) or set CC to your MPI compiler wrapper])])
+libopenmpi-dev openmpi-bin) or MPICH (mpich libmpich-dev), or set CC to
+your MPI compiler wrapper])])
+  AC_MSG_CHECKING([which MPI $CC uses])
+  AC_COMPUTE_INT([pmon_v], [MPI_VERSION], [[#include <mpi.h>]], [pmon_v=3])
+  pmon_mpi_family=other pmon_mpi_name="an MPI-$pmon_v library"
+  AC_COMPUTE_INT([pmon_v], [OMPI_MAJOR_VERSION * 10000 +
+                  OMPI_MINOR_VERSION * 100 + OMPI_RELEASE_VERSION],
+    [[#include <mpi.h>]], [pmon_v=])
+  AS_IF([test -n "$pmon_v"],
+    [pmon_mpi_family=openmpi
+     pmon_mpi_name="Open MPI `expr $pmon_v / 10000`.`expr $pmon_v / 100 % 100`.`expr $pmon_v % 100`"],
+    [# MPICH_NUMVERSION is MAJOR*10000000 + MINOR*100000 + REVISION*1000 + ...
+     AC_COMPUTE_INT([pmon_v], [MPICH_NUMVERSION], [[#include <mpi.h>]],
+       [pmon_v=])
+     AS_IF([test -n "$pmon_v"],
+       [pmon_mpi_family=mpich
+        pmon_mpi_name="MPICH `expr $pmon_v / 10000000`.`expr $pmon_v / 100000 % 100`.`expr $pmon_v / 1000 % 100`"])])
+  AC_MSG_RESULT([$pmon_mpi_name])
+])
+
+# PMON_PROG_MPIEXEC: the launcher of the MPI that $CC builds with, in
+# MPIEXEC, and its kind in MPIEXEC_KIND (openmpi, hydra, srun or other):
+#  - MPIEXEC when the user sets it (MPIRUN, its older name, too);
+#  - else beside the compiler wrapper, under the name that goes with it
+#    (mpicc.mpich: mpiexec.mpich; mpicc in /opt/mpich/bin:
+#    /opt/mpich/bin/mpiexec), the wrapper followed through its links
+#    (Debian's alternatives) as well;
+#  - else in PREFIX/bin of the library directories that the wrapper itself
+#    reports (-showme:libdirs for Open MPI, -show for MPICH);
+#  - else mpiexec, mpirun or srun in PATH.
+# A launcher found rather than given is taken only when its --version
+# says it belongs to the same MPI family as mpi.h: Open MPI's mpirun
+# cannot start MPICH's ranks.  Needs PMON_CHECK_MPI.
+AC_DEFUN([PMON_PROG_MPIEXEC], [
+  AC_REQUIRE([PMON_CHECK_MPI])
+  AC_ARG_VAR([MPIEXEC], [MPI launcher used by the tests and the demo
+    @<:@found from the MPI compiler wrapper@:>@])
+  AC_ARG_VAR([MPIRUN], [older name of MPIEXEC])
+  AS_IF([test -z "$MPIEXEC" && test -n "$MPIRUN"], [MPIEXEC=$MPIRUN])
+  MPIEXEC_FROM=
+  AS_CASE([$pmon_mpi_family],
+    [openmpi], [pmon_names="mpirun mpiexec"],
+    [mpich], [pmon_names="mpiexec mpiexec.hydra mpirun"],
+    [pmon_names="mpiexec mpirun"])
+  AS_IF([test -n "$MPIEXEC"],
+    [_PMON_MPIEXEC_KIND([$MPIEXEC])
+     MPIEXEC_FROM="MPIEXEC"],
+    [pmon_cc=`set dummy $CC; echo $[]2`
+     pmon_cc_path=`command -v "$pmon_cc" 2>/dev/null` || pmon_cc_path=
+     pmon_dirs=
+     AS_IF([test -n "$pmon_cc_path"], [
+       pmon_real=`readlink -f "$pmon_cc_path" 2>/dev/null` ||
+         pmon_real=$pmon_cc_path
+       for pmon_p in "$pmon_cc_path" "$pmon_real"; do
+         pmon_base=`basename "$pmon_p"`
+         pmon_dir=`dirname "$pmon_p"`
+         # mpicc.mpich: .mpich; mpicc-4.1: -4.1; mpicc: nothing
+         pmon_sfx=`echo "$pmon_base" | sed -n 's/^mpi@<:@a-z@:>@*cc//p'`
+         for pmon_n in $pmon_names; do
+           AS_IF([test -n "$pmon_sfx"],
+             [pmon_dirs="$pmon_dirs $pmon_dir/$pmon_n$pmon_sfx"])
+           pmon_dirs="$pmon_dirs $pmon_dir/$pmon_n"
+         done
+       done])
+     _PMON_MPIEXEC_FIRST([$pmon_dirs], [beside $pmon_cc])
+     AS_IF([test -z "$MPIEXEC"], [
+       pmon_show=`$pmon_cc -showme:libdirs 2>/dev/null` ||
+         pmon_show=`$pmon_cc -show 2>/dev/null` || pmon_show=
+       pmon_dirs=
+       for pmon_w in $pmon_show; do
+         pmon_w=`echo "$pmon_w" | sed 's/^-L//'`
+         AS_CASE([$pmon_w], [/*], [
+           for pmon_n in $pmon_names; do
+             pmon_dirs="$pmon_dirs `dirname "$pmon_w"`/bin/$pmon_n"
+           done])
+       done
+       _PMON_MPIEXEC_FIRST([$pmon_dirs], [from $pmon_cc's own flags])])
+     AS_IF([test -z "$MPIEXEC"], [
+       pmon_dirs=
+       for pmon_n in $pmon_names srun; do
+         pmon_p=`command -v $pmon_n 2>/dev/null` &&
+           pmon_dirs="$pmon_dirs $pmon_p"
+       done
+       _PMON_MPIEXEC_FIRST([$pmon_dirs], [in PATH])])])
+  AC_MSG_CHECKING([for the MPI launcher])
+  AS_IF([test -n "$MPIEXEC"],
+    [AC_MSG_RESULT([$MPIEXEC ($MPIEXEC_KIND, $MPIEXEC_FROM)])],
+    [AC_MSG_RESULT([none: the MPI tests and the demo are skipped; set MPIEXEC])])
+  AC_SUBST([MPIEXEC])
+  AC_SUBST([MPIEXEC_KIND])
+])
+
+# _PMON_MPIEXEC_KIND(PROG): MPIEXEC_KIND from what PROG --version says.
+AC_DEFUN([_PMON_MPIEXEC_KIND], [
+  pmon_ver=`$1 --version 2>&1 < /dev/null | head -n 5`
+  AS_CASE([$pmon_ver],
+    [*"Open MPI"*|*OpenRTE*|*PRRTE*], [MPIEXEC_KIND=openmpi],
+    [*HYDRA*|*Hydra*], [MPIEXEC_KIND=hydra],
+    [*slurm*], [MPIEXEC_KIND=srun],
+    [MPIEXEC_KIND=other])
+])
+
+# _PMON_MPIEXEC_FIRST(PATHS, FROM): MPIEXEC to the first executable of
+# PATHS whose kind fits pmon_mpi_family; MPIEXEC_FROM to FROM.  Launchers
+# of another MPI are named in a warning.
+AC_DEFUN([_PMON_MPIEXEC_FIRST], [
+  for pmon_p in $1; do
+    test -z "$MPIEXEC" && test -f "$pmon_p" && test -x "$pmon_p" || continue
+    _PMON_MPIEXEC_KIND([$pmon_p])
+    AS_CASE([$pmon_mpi_family/$MPIEXEC_KIND],
+      [openmpi/hydra|mpich/openmpi],
+        [AC_MSG_WARN([$pmon_p is $MPIEXEC_KIND's launcher, not $pmon_mpi_name's: not used])],
+      [MPIEXEC=$pmon_p MPIEXEC_FROM="$2"])
+  done
 ])
 
 # PMON_FORTRAN: build the Fortran module when an MPI-capable Fortran
