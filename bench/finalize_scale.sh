@@ -93,7 +93,7 @@ for per in 1 2; do
     list= i=1
     while [ $i -le $h ]; do list="$list${list:+,}h$i:$per"; i=$((i + 1)); done
     # shellcheck disable=SC2086
-    run "hosts$h-$per" $((h * per)) $HOSTS_MPIRUN --host "$list"
+    run "hosts$h-$per" $((h * per)) $HOSTS_MPIRUN "$list"
     row "hosts$h-$per" "$h"
   done
 done

@@ -14,11 +14,14 @@
 #   hosts_down     kills what still runs on the hosts and removes them;
 #                  the EXIT trap calls it, so a failing test cleans up too
 #
-# HOSTS_MPIRUN holds the mpirun options that launch on the hosts: Open
-# MPI's rsh launcher with an agent ($TMP/hosts-agent) that enters the
-# host's namespaces instead of logging in, TCP between hosts on the
-# bridge, shared memory within one.  A rank inherits the launcher's
-# environment (the agent is a local process), so no -x is needed.
+# HOSTS_MPIRUN holds the launcher's options that launch on the hosts,
+# ending with the option that takes the host list (h1:2,h2:2): for Open
+# MPI's mpirun, its rsh launcher with an agent ($TMP/hosts-agent) that
+# enters the host's namespaces instead of logging in, TCP between hosts on
+# the bridge, shared memory within one; for MPICH's Hydra, its ssh
+# launcher with the same agent, its control connections on the bridge.  A
+# rank inherits the launcher's environment (the agent is a local process),
+# so no -x or -genv is needed.
 HOSTS_NS=pmon-$$
 HOSTS_N=0
 HOSTS_NET=10.99.0
@@ -56,8 +59,8 @@ hosts_up() {
       skip "cannot make host h$hu_i: $(head -1 "$TMP/hosts.err")"
     hu_i=$((hu_i + 1))
   done
-  # The launch agent: Open MPI calls it as "AGENT [OPTIONS] HOST COMMAND"
-  # to start its daemon on HOST, as it would call ssh.
+  # The launch agent: Open MPI and Hydra call it as "AGENT [OPTIONS] HOST
+  # COMMAND" to start their daemon on HOST, as they would call ssh.
   cat > "$TMP/hosts-agent" <<EOF
 #!/bin/sh
 while [ \$# -gt 0 ]; do case \$1 in -*) shift ;; *) break ;; esac; done
@@ -73,10 +76,17 @@ exec nsenter --net=/run/netns/$HOSTS_NS-h\$i --uts="$TMP/uts/h\$i" -- \\
   /bin/sh -c "\$*"
 EOF
   chmod +x "$TMP/hosts-agent"
-  HOSTS_MPIRUN="--mca plm_rsh_agent $TMP/hosts-agent
-    --mca plm_rsh_no_tree_spawn 1 --mca btl self,vader,tcp
-    --mca oob_tcp_if_include $HOSTS_NET.0/24
-    --mca btl_tcp_if_include $HOSTS_NET.0/24"
+  case $("$MPIRUN" --kind) in
+    openmpi)
+      HOSTS_MPIRUN="--mca plm_rsh_agent $TMP/hosts-agent
+        --mca plm_rsh_no_tree_spawn 1 --mca btl self,vader,tcp
+        --mca oob_tcp_if_include $HOSTS_NET.0/24
+        --mca btl_tcp_if_include $HOSTS_NET.0/24 --host" ;;
+    hydra)
+      HOSTS_MPIRUN="-launcher ssh -launcher-exec $TMP/hosts-agent
+        -iface br0 -hosts" ;;
+    *) skip "emulated hosts: no way known to launch on them with $("$MPIRUN" --kind)" ;;
+  esac
 }
 
 on_head() { ip netns exec "$HOSTS_NS-h0" "$@"; }

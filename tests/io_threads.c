@@ -6,13 +6,17 @@
  *   io_threads [K]
  *
  * The program asks for MPI_THREAD_MULTIPLE; when MPI gives less it says
- * so on stderr and exits 77.  Each rank starts NTHREADS threads; thread t
- * has its own duplicate of MPI_COMM_WORLD, on which it opens "c.t<t>" in
- * the current directory collectively (MPI_MODE_CREATE | MPI_MODE_RDWR) and
- * then makes K (default 2000) MPI_File_write_at calls of (i % 5) + 1
- * MPI_INT and K/2 MPI_File_read_at calls of 3 MPI_DOUBLE in its rank's
- * own region of the file, all threads of all ranks at the same time, and
- * closes the file.  Rank 0 deletes the files at the end.
+ * so on stderr and exits 77.  Each rank opens NTHREADS files "c.t<t>" in
+ * the current directory collectively (MPI_MODE_CREATE | MPI_MODE_RDWR),
+ * each on a duplicate of MPI_COMM_WORLD of its own, then starts NTHREADS
+ * threads; thread t makes K (default 2000) MPI_File_write_at calls of
+ * (i % 5) + 1 MPI_INT and K/2 MPI_File_read_at calls of 3 MPI_DOUBLE in
+ * its rank's own region of c.t<t>, all threads of all ranks at the same
+ * time.  The files are closed once the threads have ended, and rank 0
+ * deletes them.  The collective opens and closes stay on the main thread:
+ * ROMIO (MPICH's MPI-IO) holds one lock over every MPI-IO call, so two
+ * threads in collective calls on two communicators at once deadlock
+ * across the ranks, with or without pmon.
  *
  * Output (stdout, rank 0): as io_families, one line per file,
  *
@@ -37,6 +41,7 @@ static int rank, k = 2000;
 struct job {
   int t;
   MPI_Comm comm;
+  MPI_File fh;
   long long counts[4]; /* bytes written, bytes read, writes, reads */
 };
 
@@ -58,12 +63,8 @@ static void *thread(void *arg)
   struct job *j = arg;
   MPI_Offset mine = (MPI_Offset)rank << 20;
   double buf[8] = {0};
-  char name[32];
-  MPI_File fh;
+  MPI_File fh = j->fh;
 
-  snprintf(name, sizeof name, "c.t%d", j->t);
-  check(MPI_File_open(j->comm, name, MPI_MODE_CREATE | MPI_MODE_RDWR,
-                      MPI_INFO_NULL, &fh), "open", j->t);
   for (int i = 0; i < k; i++) {
     int n = i % 5 + 1;
 
@@ -78,7 +79,6 @@ static void *thread(void *arg)
       j->counts[3]++;
     }
   }
-  check(MPI_File_close(&fh), "close", j->t);
   return NULL;
 }
 
@@ -110,8 +110,13 @@ int main(int argc, char **argv)
     return 77;
   }
   for (t = 0; t < NTHREADS; t++) {
+    char name[32];
+
     jobs[t].t = t;
     MPI_Comm_dup(MPI_COMM_WORLD, &jobs[t].comm);
+    snprintf(name, sizeof name, "c.t%d", t);
+    check(MPI_File_open(jobs[t].comm, name, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                        MPI_INFO_NULL, &jobs[t].fh), "open", t);
   }
   for (t = 0; t < NTHREADS; t++)
     if (pthread_create(&tid[t], NULL, thread, &jobs[t]) != 0) {
@@ -120,6 +125,7 @@ int main(int argc, char **argv)
     }
   for (t = 0; t < NTHREADS; t++) {
     pthread_join(tid[t], NULL);
+    check(MPI_File_close(&jobs[t].fh), "close", t);
     MPI_Comm_free(&jobs[t].comm);
     for (int c = 0; c < 4; c++)
       mine[t][c] = jobs[t].counts[c];
