@@ -111,7 +111,10 @@ static void find_lib(char *buf, size_t size)
 /* Whether this process is one rank of several that an MPI launcher
  * started: the variable that shows it, as NAME=VALUE in BUF, or NULL.  A
  * launcher's size says so (a size of 1 is a job of one process, which
- * pmon-run measures rightly); without one, a rank variable does.  Slurm's
+ * pmon-run measures rightly); without one, a rank variable does (the
+ * rank on the node, for MPI_LOCALRANKID).  A launcher this list misses
+ * is learnt from the program itself: the preloaded library says so
+ * through PMON_RUN_FD once MPI_Init has run.  Slurm's
  * SLURM_PROCID and SLURM_NTASKS are not enough: a batch script has them
  * too, and "pmon-run -- mpirun ..." in it is one process on one node;
  * srun alone sets SLURM_STEP_NUM_TASKS for its tasks.  *RANK receives the
@@ -124,7 +127,13 @@ static const char *mpi_launcher(char *buf, size_t size, long *rank)
     {"MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_RANK"},   /* MVAPICH2 */
     {"SLURM_STEP_NUM_TASKS", "SLURM_PROCID"},         /* srun */
   };
-  static const char *const ranks[] = {"PMIX_RANK", "PMI_RANK"};
+  static const char *const ranks[] = {
+    "PMIX_RANK",       /* PMIx: Open MPI 5, srun --mpi=pmix */
+    "PMI_RANK",        /* PMI-1 and PMI-2 */
+    "MPI_LOCALRANKID", /* Hydra: MPICH, Intel MPI (the rank on its node) */
+    "PALS_RANKID",     /* HPE Cray PALS (mpiexec on a Cray EX under PBS) */
+    "ALPS_APP_PE",     /* Cray ALPS (aprun) */
+  };
   const char *v, *r;
 
   *rank = -1;
