@@ -115,9 +115,11 @@ AC_DEFUN([PMON_PROG_MPIEXEC], [
   AC_SUBST([MPIEXEC_KIND])
 ])
 
-# _PMON_MPIEXEC_KIND(PROG): MPIEXEC_KIND from what PROG --version says.
+# _PMON_MPIEXEC_KIND(PROG): MPIEXEC_KIND from what PROG --version says;
+# srun by its name (without a slurm.conf, srun --version only fails).
 AC_DEFUN([_PMON_MPIEXEC_KIND], [
   pmon_ver=`$1 --version 2>&1 < /dev/null | head -n 5`
+  AS_CASE([$1], [srun|*/srun|srun\ *|*/srun\ *], [pmon_ver=slurm])
   AS_CASE([$pmon_ver],
     [*"Open MPI"*|*OpenRTE*|*PRRTE*], [MPIEXEC_KIND=openmpi],
     [*HYDRA*|*Hydra*], [MPIEXEC_KIND=hydra],
@@ -134,7 +136,7 @@ AC_DEFUN([_PMON_MPIEXEC_FIRST], [
     _PMON_MPIEXEC_KIND([$pmon_p])
     AS_CASE([$pmon_mpi_family/$MPIEXEC_KIND],
       [openmpi/hydra|mpich/openmpi],
-        [AC_MSG_WARN([$pmon_p is $MPIEXEC_KIND's launcher, not $pmon_mpi_name's: not used])],
+        [AC_MSG_WARN([$pmon_p is another MPI's launcher ($MPIEXEC_KIND), not $pmon_mpi_name's: not used])],
       [MPIEXEC=$pmon_p MPIEXEC_FROM="$2"])
   done
 ])
