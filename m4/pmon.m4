@@ -41,6 +41,8 @@ your MPI compiler wrapper])])
        [pmon_mpi_family=mpich
         pmon_mpi_name="MPICH `expr $pmon_v / 10000000`.`expr $pmon_v / 100000 % 100`.`expr $pmon_v / 1000 % 100`"])])
   AC_MSG_RESULT([$pmon_mpi_name])
+  PMON_MPI_FAMILY=$pmon_mpi_family
+  AC_SUBST([PMON_MPI_FAMILY])
 ])
 
 # PMON_PROG_MPIEXEC: the launcher of the MPI that $CC builds with, in
