@@ -179,7 +179,9 @@ enum pmon_phase {
   PMON_PHASE_DISABLED
 };
 
-struct pmon_thread; /* lib/iofreq.c: PMON_IO_FREQ; every rank opens the node's CPUs' clock
+struct pmon_thread;
+
+/* lib/iofreq.c: PMON_IO_FREQ; every rank opens the node's CPUs' clock
  * limits at init; a rank enters when it opens an I/O phase (lib/io.c) and
  * leaves after it (its own thread), or when it stops (finalize); the
  * leader's io.freq_policy, and the job's from the nodes'. */
@@ -190,6 +192,9 @@ void pmon__iofreq_stop(void);
 struct json_t *pmon__iofreq_node_json(void);
 struct json_t *pmon__iofreq_job(struct json_t *nodes);
 void pmon__iofreq_close(void);
+/* The cap again after pmon__iofreq_restore_now() (preload.h), if the
+ * node is still in a phase; async-signal-safe. */
+void pmon__iofreq_recap_now(void);
 /* lib/io.c for it: whether a phase is open, with the ns since its last
  * call ended in *IDLE (0 when none is: *IDLE is then unset); the gap. */
 int pmon__io_idle_ns(uint64_t *idle);
@@ -525,5 +530,18 @@ void pmon__spool_rmdir(void);
 /* The job's spool directory while this node's spool file holds the job
  * (before pmon__spool_done()), else NULL. */
 const char *pmon__spool_dir(void);
+
+/* The spool's last version, written now for SIGTERM: wakes the spool
+ * thread and waits for it, at most 2 s; async-signal-safe. */
+void pmon__spool_last_write(void);
+
+/* Signals (lib/signals.c, which states the contract): the spool takes
+ * SIGTERM, PMON_IO_FREQ SIGTERM, SIGINT and the fatal signals; the
+ * program's action runs after pmon's, and goes back in place at _give
+ * unless the program has put another since. */
+#define PMON_SIG_SPOOL 1
+#define PMON_SIG_CLOCK 2
+void pmon__signals_take(int feature);
+void pmon__signals_give(int feature);
 
 #endif /* PMON_CORE_H */

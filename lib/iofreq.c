@@ -2,7 +2,8 @@
  * iofreq.c - PMON_IO_FREQ: while a node's ranks are in an I/O phase, the
  * clock of the node's CPUs is capped (scaling_max_freq), and the value
  * found at init is written back when the last of them leaves its phase,
- * at finalize, and on SIGTERM or SIGINT.  Only on request, only where
+ * at finalize, on SIGTERM, SIGINT and the fatal signals (lib/signals.c),
+ * at exit() before finalize and at MPI_Abort.  Only on request, only where
  * every file is writable; otherwise one line says why and nothing is
  * changed.
  *
@@ -59,8 +60,8 @@ static struct {
   pthread_mutex_t lock;
   pthread_cond_t cond;
   char state[PATH_MAX]; /* the leader's state file, "" for none */
-  struct sigaction old_term, old_int;
-  int handlers;
+  volatile sig_atomic_t armed; /* FD and ORIG may be written back */
+  int exit_hook;      /* at_exit() is registered */
 } q = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 int pmon__iofreq_config(void)
@@ -118,24 +119,38 @@ static void unlock_node(void)
   atomic_store_explicit(&pmon__g.sh->freq.lock, 0, memory_order_release);
 }
 
-/* SIGTERM, SIGINT: every CPU back to its value, then the signal as it
- * would have been handled without pmon.  Async-signal-safe: pwrite() of
- * strings made at init. */
-static void on_signal(int sig)
+/* Every CPU back to its value now, whatever the node's other ranks do:
+ * the process is ending (lib/signals.c for SIGTERM, SIGINT and the fatal
+ * signals; exit() before finalize; MPI_Abort).  Async-signal-safe:
+ * pwrite() of strings made at init. */
+int pmon__iofreq_restore_now(void)
 {
-  struct sigaction *old = sig == SIGTERM ? &q.old_term : &q.old_int;
+  int saved = errno, capped = 0;
+
+  if (q.armed && pmon__g.sh != NULL && pmon__g.sh->freq.capped) {
+    write_all(NULL, 0, 0);
+    capped = 1;
+  }
+  errno = saved;
+  return capped;
+}
+
+/* After a signal whose handler returned: the cap again, if the node is
+ * still in a phase.  Async-signal-safe. */
+void pmon__iofreq_recap_now(void)
+{
   int saved = errno;
 
-  write_all(NULL, 0, 0);
+  if (q.armed && pmon__g.sh != NULL && pmon__g.sh->freq.capped)
+    write_all(q.cap, strlen(q.cap), 1);
   errno = saved;
-  if (old->sa_handler == SIG_IGN)
-    return;
-  if (old->sa_handler != SIG_DFL && !(old->sa_flags & SA_SIGINFO)) {
-    old->sa_handler(sig);
-    return;
-  }
-  sigaction(sig, old, NULL);
-  raise(sig);
+}
+
+/* exit() without finalize: the clock back. */
+static void at_exit(void)
+{
+  if (atomic_load(&pmon__g.phase) == PMON_PHASE_RUNNING)
+    pmon__iofreq_restore_now();
 }
 
 /* The leader's state file for the node's epilog; "" when it cannot be
@@ -176,7 +191,6 @@ void pmon__iofreq_open(void)
 {
   char path[PATH_MAX];
   int err = 0, bad = -1;
-  struct sigaction sa;
 
   if (q.mhz == 0)
     return;
@@ -243,13 +257,11 @@ void pmon__iofreq_open(void)
   }
   if (pmon__g.leader)
     write_state();
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, &q.old_term);
-  sigaction(SIGINT, &sa, &q.old_int);
-  q.handlers = 1;
+  if (!q.exit_hook)
+    q.exit_hook = atexit(at_exit) == 0;
   q.on = 1;
+  q.armed = 1;
+  pmon__signals_take(PMON_SIG_CLOCK);
 }
 
 /* This rank leaves: the last one of the node restores. */
@@ -396,11 +408,8 @@ json_t *pmon__iofreq_job(json_t *nodes)
 
 void pmon__iofreq_close(void)
 {
-  if (q.handlers) {
-    sigaction(SIGTERM, &q.old_term, NULL);
-    sigaction(SIGINT, &q.old_int, NULL);
-    q.handlers = 0;
-  }
+  pmon__signals_give(PMON_SIG_CLOCK);
+  q.armed = 0;
   for (int i = 0; q.fd != NULL && i < q.n; i++)
     close(q.fd[i]);
   free(q.fd);

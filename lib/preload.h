@@ -28,6 +28,14 @@ PMON_EXTERN int pmon__init(int by_preload);
 PMON_EXTERN int pmon__finalize_discard(void);
 
 /*
+ * PMON_IO_FREQ (lib/iofreq.c): every CPU of the node back to the clock
+ * limit found at init, now, for a process that is ending (MPI_Abort, a
+ * signal): async-signal-safe, and nothing unless this job's ranks of the
+ * node have it capped; 1 when they had.
+ */
+PMON_EXTERN int pmon__iofreq_restore_now(void);
+
+/*
  * MPI-IO accounting (lib/io.c), fed by the wrappers of mpiio/.  A file
  * handle is passed as an opaque integer.  Times are stamps of
  * pmon__io_stamp() taken right before and right after the real call; OK

@@ -22,14 +22,13 @@
  * rank's MPI-IO calls (lib/io.c): the node's, with the energy of its I/O
  * phases, and its files.
  *
- * SIGTERM (the batch system's notice before SIGKILL): where the program
- * left SIGTERM at its default action when pmon_init() ran, the leader
- * catches it.  The handler does only what is async-signal-safe: it writes
- * a byte to a pipe that wakes the spool thread, waits (poll(), at most
- * 2 s) for the byte the thread writes back once the spool is written,
- * puts the default action back and raises SIGTERM again, so that the
- * process ends as it would have.  A program that installs its own handler
- * later replaces this one, and pmon stays out of its way.
+ * SIGTERM (the batch system's notice before SIGKILL): lib/signals.c
+ * catches it for the leader, unless the program ignores it, and calls
+ * pmon__spool_last_write(), which does only what is async-signal-safe:
+ * it writes a byte to a pipe that wakes the spool thread and waits
+ * (poll(), at most 2 s) for the byte the thread writes back once the
+ * spool is written.  The signal then goes where the program sent it
+ * (lib/signals.c says how).
  */
 #include "config.h"
 
@@ -72,9 +71,6 @@ static struct {
   /* Pipes to the thread and back.  The handler reads these: an end is
    * set to -1 before it is closed. */
   volatile sig_atomic_t wake[2], ack[2];
-  struct sigaction old_term;
-  int term_caught;        /* our handler is installed */
-  pid_t pid;              /* the process that installed it */
 } sp = {.wake = {-1, -1}, .ack = {-1, -1}};
 
 int pmon__spool_config(void)
@@ -227,22 +223,19 @@ static int write_spool(int sync)
   return 0;
 }
 
-static void on_term(int sig)
+/* SIGTERM (lib/signals.c): the spool thread writes now, and the handler
+ * waits for it, at most TERM_WAIT_MS.  Async-signal-safe. */
+void pmon__spool_last_write(void)
 {
-  int saved = errno, wake = sp.wake[1], ack = sp.ack[0];
+  int wake = sp.wake[1], ack = sp.ack[0];
   char c = 't';
 
-  /* A child forked since has no spool thread: it ends at once. */
-  if (getpid() == sp.pid && wake >= 0 && ack >= 0 &&
-      write(wake, &c, 1) == 1) {
+  if (wake >= 0 && ack >= 0 && write(wake, &c, 1) == 1) {
     struct pollfd p = {ack, POLLIN, 0};
 
     if (poll(&p, 1, TERM_WAIT_MS) > 0 && read(ack, &c, 1) < 0)
       c = 0;
   }
-  sigaction(SIGTERM, &sp.old_term, NULL);
-  raise(sig); /* delivered when this handler returns: the default action */
-  errno = saved;
 }
 
 /* The spool thread: writes at each interval, and at once when woken with
@@ -396,19 +389,7 @@ void pmon__spool_start(void)
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (!sp.started)
     return fail("cannot start its thread");
-  /* SIGTERM, where nobody has claimed it. */
-  if (sigaction(SIGTERM, NULL, &sp.old_term) == 0 &&
-      !(sp.old_term.sa_flags & SA_SIGINFO) &&
-      sp.old_term.sa_handler == SIG_DFL) {
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_term;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sp.pid = getpid();
-    sp.term_caught = sigaction(SIGTERM, &sa, NULL) == 0;
-  }
+  pmon__signals_take(PMON_SIG_SPOOL);
 }
 
 void pmon__spool_stop(void)
@@ -416,14 +397,7 @@ void pmon__spool_stop(void)
   char c = 'q';
   int joined = !sp.started;
 
-  if (sp.term_caught) {
-    struct sigaction now;
-
-    /* Ours, unless the program has put its own since. */
-    if (sigaction(SIGTERM, NULL, &now) == 0 && now.sa_handler == on_term)
-      sigaction(SIGTERM, &sp.old_term, NULL);
-    sp.term_caught = 0;
-  }
+  pmon__signals_give(PMON_SIG_SPOOL);
   if (sp.started) {
     ssize_t n;
 

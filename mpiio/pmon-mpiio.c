@@ -2,7 +2,7 @@
  * pmon-mpiio.c - libpmon-mpiio.so: pmon for unmodified MPI programs.
  *
  * Used with LD_PRELOAD (pmon-run sets it up).  It wraps MPI_Init,
- * MPI_Init_thread and MPI_Finalize: pmon starts right after the real
+ * MPI_Init_thread, MPI_Finalize and MPI_Abort: pmon starts right after the real
  * initialisation and reports right before the real finalisation.  The
  * MPI-IO calls are wrapped in file.c, communication in comm.c.  Each
  * wrapper answers to both its MPI_ and its PMPI_ name, because Open MPI's
@@ -30,6 +30,7 @@
 typedef int init_fn(int *, char ***);
 typedef int init_thread_fn(int *, char ***, int, int *);
 typedef int finalize_fn(void);
+typedef int abort_fn(MPI_Comm, int);
 
 void *pmon__mpiio_real(const char *name)
 {
@@ -119,6 +120,19 @@ PMON_WRAPPER int MPI_Finalize(void)
   return f();
 }
 
+/* The job ends here: the CPUs' clock limits go back first (PMON_IO_FREQ),
+ * as MPI_Abort may end this process and the others without a signal that
+ * pmon could catch. */
+PMON_WRAPPER int MPI_Abort(MPI_Comm comm, int code)
+{
+  static abort_fn *f;
+
+  if (f == NULL && (f = (abort_fn *)pmon__mpiio_real("PMPI_Abort")) == NULL)
+    return MPI_ERR_OTHER;
+  pmon__iofreq_restore_now();
+  return f(comm, code);
+}
+
 /* The PMPI_ names are the same functions. */
 PMON_WRAPPER
 int PMPI_Init(int *argc, char ***argv) __attribute__((alias("MPI_Init")));
@@ -126,3 +140,5 @@ PMON_WRAPPER
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
   __attribute__((alias("MPI_Init_thread")));
 PMON_WRAPPER int PMPI_Finalize(void) __attribute__((alias("MPI_Finalize")));
+PMON_WRAPPER int PMPI_Abort(MPI_Comm comm, int code)
+  __attribute__((alias("MPI_Abort")));

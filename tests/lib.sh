@@ -164,6 +164,33 @@ wave_elapsed_near() {
   fi
 }
 
+# cpufreq_fixture SYS: for PMON_SYSFS_ROOT=SYS, a cpufreq directory for
+# every CPU of this shell's affinity: scaling_max_freq 3000000 kHz,
+# cpuinfo_min_freq 800000, cpuinfo_max_freq 3500000.  The CPUs in $cpus,
+# the first one's scaling_max_freq in $F; skips without an affinity list.
+# freq_values prints the values of every CPU's scaling_max_freq, sorted,
+# unique, on one line.
+cpufreq_fixture() {
+  cpus=$(awk '/^Cpus_allowed_list:/ { n = split($2, r, ",");
+    for (i = 1; i <= n; i++) { m = split(r[i], ab, "-");
+      for (c = ab[1]; c <= (m > 1 ? ab[2] : ab[1]); c++) print c } }' /proc/self/status)
+  [ -n "$cpus" ] || skip "no Cpus_allowed_list in /proc/self/status"
+  CPUFREQ_SYS=$1
+  for c in $cpus; do
+    cf_d=$1/devices/system/cpu/cpu$c/cpufreq
+    mkdir -p "$cf_d" || exit 99
+    echo 3000000 > "$cf_d/scaling_max_freq"
+    echo 800000 > "$cf_d/cpuinfo_min_freq"
+    echo 3500000 > "$cf_d/cpuinfo_max_freq"
+  done
+  F=$1/devices/system/cpu/cpu$(echo "$cpus" | head -n 1)/cpufreq/scaling_max_freq
+}
+freq_values() {
+  for c in $cpus; do
+    cat "$CPUFREQ_SYS/devices/system/cpu/cpu$c/cpufreq/scaling_max_freq"
+  done | sort -u | tr '\n' ' '
+}
+
 finish() {
   if [ "$failures" -gt 0 ]; then echo "$failures check(s) failed"; exit 1; fi
   exit 0

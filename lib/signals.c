@@ -1,0 +1,182 @@
+/*
+ * signals.c - the one place where pmon takes signals.
+ *
+ * Two features act on a signal: the spool (lib/spool.c) writes its last
+ * version on SIGTERM, and PMON_IO_FREQ (lib/iofreq.c) puts the CPUs'
+ * clock limits back on SIGTERM, SIGINT and the fatal signals (SIGSEGV,
+ * SIGBUS, SIGABRT, SIGFPE, SIGILL).  Each asks for its signals with
+ * pmon__signals_take() and lets them go with pmon__signals_give(); this
+ * file installs one handler per signal for both.  The contract:
+ *
+ *   - A signal the program ignores (SIG_IGN) is left alone: ignoring is
+ *     inherited across exec, a handler is not.
+ *   - pmon's handler is installed with the flags (SA_RESTART, SA_NODEFER,
+ *     SA_RESETHAND, SA_ONSTACK) and the mask of the action it replaces,
+ *     so that the kernel treats the signal as the program asked.  After
+ *     pmon's work it runs that action: the program's handler (with the
+ *     siginfo when the program asked for it), or the default action,
+ *     put back and raised again, so that the exit status and the core
+ *     dump are those without pmon.
+ *   - The clock is put back before the program's action runs (that may
+ *     end the process without returning); when the program's handler
+ *     returns and leaves pmon's in place, the process goes on and the
+ *     cap is put back if the node is still in an I/O phase.
+ *   - When the last feature gives a signal back, the program's action is
+ *     put back only if pmon's handler is still installed: a handler the
+ *     program set after pmon_init() stays.  A program's handler that
+ *     chains to pmon's later finds pmon's doing nothing and the action
+ *     from before pmon_init() run.
+ *   - The handler makes only async-signal-safe calls, and acts only in
+ *     the process that installed it (a forked child just passes the
+ *     signal on).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "preload.h"
+
+static const int sigs[] = {SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGABRT,
+                           SIGFPE,  SIGILL};
+#define NSIGS ((int)(sizeof sigs / sizeof sigs[0]))
+
+/* The signals each feature acts on, as bits of sigs[]. */
+#define TERM_ONLY 0x01u
+#define ALL_SIGS ((1u << NSIGS) - 1)
+
+static struct {
+  struct sigaction old[NSIGS]; /* the program's actions, kept for good */
+  unsigned installed;          /* pmon's handler was put on these */
+  volatile sig_atomic_t what;  /* PMON_SIG_* wanted now */
+  unsigned wanted[2];          /* bits of sigs[] per feature */
+  pid_t pid;                   /* the process that installed */
+} s;
+
+static int index_of(int sig)
+{
+  for (int i = 0; i < NSIGS; i++)
+    if (sigs[i] == sig)
+      return i;
+  return -1;
+}
+
+/* The action from before pmon, for SIG (slot I); 1 when it is the
+ * default action, taken once the handler returns. */
+static int chain(int i, int sig, siginfo_t *si, void *uc)
+{
+  const struct sigaction *o = &s.old[i];
+  struct sigaction d;
+
+  if (o->sa_flags & SA_SIGINFO) {
+    if (o->sa_sigaction != NULL)
+      o->sa_sigaction(sig, si, uc);
+    return 0;
+  }
+  if (o->sa_handler == SIG_IGN)
+    return 0;
+  if (o->sa_handler != SIG_DFL) {
+    o->sa_handler(sig);
+    return 0;
+  }
+  /* The default action: blocked in this handler (unless SA_NODEFER), the
+   * raised signal is taken when it returns; a fault returns to the
+   * faulting instruction, which is then not reached. */
+  memset(&d, 0, sizeof d);
+  d.sa_handler = SIG_DFL;
+  sigemptyset(&d.sa_mask);
+  sigaction(sig, &d, NULL);
+  raise(sig);
+  return 1;
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc);
+
+/* pmon's handler is SIG's action now. */
+static int ours(int sig)
+{
+  struct sigaction now;
+
+  return sigaction(sig, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+         now.sa_sigaction == on_signal;
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+  int saved = errno, i = index_of(sig), what = s.what, clock = 0;
+
+  if (i < 0)
+    return;
+  if (what != 0 && getpid() == s.pid) {
+    if (what & PMON_SIG_CLOCK)
+      clock = pmon__iofreq_restore_now();
+    if ((what & PMON_SIG_SPOOL) && sig == SIGTERM)
+      pmon__spool_last_write();
+  }
+  errno = saved;
+  /* A program's handler that returned, leaving pmon's in place: the
+   * process goes on, in its phase.  (One that put the default action
+   * back returns to die of it: Open MPI's for SIGSEGV does.) */
+  if (!chain(i, sig, si, uc) && clock && ours(sig)) {
+    pmon__iofreq_recap_now();
+    errno = saved;
+  }
+}
+
+static unsigned bits_of(int feature)
+{
+  return feature == PMON_SIG_SPOOL ? TERM_ONLY : ALL_SIGS;
+}
+
+static int slot(int feature)
+{
+  return feature == PMON_SIG_SPOOL ? 0 : 1;
+}
+
+void pmon__signals_take(int feature)
+{
+  unsigned want = bits_of(feature);
+
+  s.pid = getpid();
+  for (int i = 0; i < NSIGS; i++) {
+    struct sigaction sa;
+
+    if (!(want & (1u << i)) || (s.installed & (1u << i)))
+      continue;
+    if (sigaction(sigs[i], NULL, &s.old[i]) != 0)
+      continue;
+    if (!(s.old[i].sa_flags & SA_SIGINFO) && s.old[i].sa_handler == SIG_IGN)
+      continue; /* the program's choice, inherited by what it runs */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_mask = s.old[i].sa_mask;
+    sa.sa_flags = SA_SIGINFO | (s.old[i].sa_flags &
+                                (SA_RESTART | SA_NODEFER | SA_RESETHAND |
+                                 SA_ONSTACK));
+    if (sigaction(sigs[i], &sa, NULL) == 0)
+      s.installed |= 1u << i;
+  }
+  s.wanted[slot(feature)] = want;
+  s.what |= feature;
+}
+
+void pmon__signals_give(int feature)
+{
+  unsigned still;
+
+  if (!(s.what & feature))
+    return;
+  s.what &= ~feature;
+  s.wanted[slot(feature)] = 0;
+  still = s.wanted[0] | s.wanted[1];
+  for (int i = 0; i < NSIGS; i++) {
+    if (!(s.installed & (1u << i)) || (still & (1u << i)))
+      continue;
+    s.installed &= ~(1u << i);
+    if (ours(sigs[i]))
+      sigaction(sigs[i], &s.old[i], NULL);
+  }
+}
