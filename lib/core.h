@@ -195,9 +195,10 @@ void pmon__iofreq_close(void);
 /* The cap again after pmon__iofreq_restore_now() (preload.h), if the
  * node is still in a phase; async-signal-safe. */
 void pmon__iofreq_recap_now(void);
-/* lib/io.c for it: whether a phase is open, with the ns since its last
- * call ended in *IDLE (0 when none is: *IDLE is then unset); the gap. */
-int pmon__io_idle_ns(uint64_t *idle);
+/* lib/io.c for it: a stamp now (pmon__io_stamp()), the ns since stamp T,
+ * and the gap. */
+uint64_t pmon__io_now(void);
+uint64_t pmon__io_age_ns(uint64_t t);
 uint64_t pmon__io_gap_ns(void);
 
 /* lib/cpufreq.c: the leader opens the cpufreq files of the CPUs in CPUS;

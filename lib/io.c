@@ -444,16 +444,16 @@ static void phase_add(uint64_t t0, uint64_t t1, uint64_t bytes)
   pmon__iofreq_enter(); /* PMON_IO_FREQ */
 }
 
-int pmon__io_idle_ns(uint64_t *idle)
+uint64_t pmon__io_now(void)
 {
-  uint64_t end, now;
+  return pmon__io_stamp(io.clock);
+}
 
-  if (!__atomic_load_n(&hot->have, __ATOMIC_RELAXED))
-    return 0;
-  end = __atomic_load_n(&hot->cur1, __ATOMIC_RELAXED);
-  now = pmon__io_stamp(io.clock);
-  *idle = now > end ? (uint64_t)((double)(now - end) * io.scale) : 0;
-  return 1;
+uint64_t pmon__io_age_ns(uint64_t t)
+{
+  uint64_t now = pmon__io_stamp(io.clock);
+
+  return now > t ? (uint64_t)((double)(now - t) * io.scale) : 0;
 }
 
 uint64_t pmon__io_gap_ns(void)

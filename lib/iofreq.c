@@ -13,9 +13,10 @@
  * ranks of a node share a counter of the ranks in a phase in the
  * node-shared segment, under a spin lock: the rank that takes it from 0
  * to 1 caps every CPU, the one that brings it back to 0 restores them.  A
- * rank enters when lib/io.c opens a phase (after that phase's first
- * call); a thread of the rank's own, which sleeps unless the rank is in,
- * sees the phase end (no call for the phase gap) and leaves.
+ * rank enters when a call begins while it is out (pmon__io_freq_begin(),
+ * before the call: a long first call is capped all along); a thread of
+ * the rank's own, which sleeps unless the rank is in, sees the phase end
+ * (no call in flight, and none ended for the phase gap) and leaves.
  *
  * A rank killed with SIGKILL cannot restore: the leader keeps a state
  * file (PMON_IO_FREQ_STATE, default $TMPDIR or /tmp) of "PATH VALUE"
@@ -61,6 +62,8 @@ static struct {
   pthread_cond_t cond;
   char state[PATH_MAX]; /* the leader's state file, "" for none */
   volatile sig_atomic_t armed; /* FD and ORIG may be written back */
+  int inflight;       /* the rank's calls in flight (atomic) */
+  uint64_t last_end;  /* the stamp at which the last one ended (atomic) */
   int exit_hook;      /* at_exit() is registered */
 } q = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -262,6 +265,9 @@ void pmon__iofreq_open(void)
   q.on = 1;
   q.armed = 1;
   pmon__signals_take(PMON_SIG_CLOCK);
+  /* Out of a phase until the first call begins. */
+  __atomic_store_n(&pmon__io_hot.freq_out, 1, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&pmon__io_hot.freq_on, 1, __ATOMIC_RELAXED);
 }
 
 /* This rank leaves: the last one of the node restores. */
@@ -279,17 +285,21 @@ static void leave(void)
   }
   unlock_node();
   q.in = 0;
-  /* A call in flight, or one within the gap, enters again. */
-  __atomic_store_n(&pmon__io_hot.freq_out, 1, __ATOMIC_RELAXED);
+  /* The next call enters again. */
+  __atomic_store_n(&pmon__io_hot.freq_out, 1, __ATOMIC_SEQ_CST);
 }
 
-/* The thread that sees the rank's phase end. */
+/* The thread that sees the rank's phase end: no call in flight, and
+ * none ended for the gap.  It says first that the rank is out (FREQ_OUT),
+ * then looks at the calls in flight: a call that begins meanwhile sees
+ * the one or the other is seen (both sequentially consistent), and its
+ * pmon__iofreq_enter() waits for the lock this thread holds. */
 static void *watch(void *arg)
 {
   (void)arg;
   pthread_mutex_lock(&q.lock);
   while (!q.stop) {
-    uint64_t idle, gap = pmon__io_gap_ns();
+    uint64_t gap = pmon__io_gap_ns();
     struct timespec ts;
 
     if (!q.in) {
@@ -301,11 +311,31 @@ static void *watch(void *arg)
     ts.tv_sec += ts.tv_nsec / 1000000000;
     ts.tv_nsec %= 1000000000;
     pthread_cond_timedwait(&q.cond, &q.lock, &ts);
-    if (!q.stop && q.in && pmon__io_idle_ns(&idle) && idle > gap)
+    if (q.stop || !q.in)
+      continue;
+    __atomic_store_n(&pmon__io_hot.freq_out, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&q.inflight, __ATOMIC_SEQ_CST) == 0 &&
+        pmon__io_age_ns(__atomic_load_n(&q.last_end, __ATOMIC_RELAXED)) >
+          gap)
       leave();
+    else
+      __atomic_store_n(&pmon__io_hot.freq_out, 0, __ATOMIC_SEQ_CST);
   }
   pthread_mutex_unlock(&q.lock);
   return NULL;
+}
+
+void pmon__io_freq_begin(void)
+{
+  __atomic_add_fetch(&q.inflight, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&pmon__io_hot.freq_out, __ATOMIC_SEQ_CST))
+    pmon__iofreq_enter();
+}
+
+void pmon__io_freq_end(uint64_t t1)
+{
+  __atomic_store_n(&q.last_end, t1, __ATOMIC_RELAXED);
+  __atomic_sub_fetch(&q.inflight, 1, __ATOMIC_SEQ_CST);
 }
 
 void pmon__iofreq_enter(void)
@@ -315,6 +345,8 @@ void pmon__iofreq_enter(void)
   if (!q.on)
     return;
   pthread_mutex_lock(&q.lock);
+  if (q.in) /* the watch thread looked, and kept the rank in */
+    __atomic_store_n(&pmon__io_hot.freq_out, 0, __ATOMIC_SEQ_CST);
   if (!q.in && !q.stop) {
     s = &pmon__g.sh->freq;
     lock_node();
@@ -326,7 +358,9 @@ void pmon__iofreq_enter(void)
     }
     unlock_node();
     q.in = 1;
-    __atomic_store_n(&pmon__io_hot.freq_out, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&q.last_end, pmon__io_now(),
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&pmon__io_hot.freq_out, 0, __ATOMIC_SEQ_CST);
     if (!q.thread_on) {
       sigset_t all, old;
 
@@ -408,6 +442,8 @@ json_t *pmon__iofreq_job(json_t *nodes)
 
 void pmon__iofreq_close(void)
 {
+  __atomic_store_n(&pmon__io_hot.freq_on, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&pmon__io_hot.freq_out, 0, __ATOMIC_SEQ_CST);
   pmon__signals_give(PMON_SIG_CLOCK);
   q.armed = 0;
   for (int i = 0; q.fd != NULL && i < q.n; i++)

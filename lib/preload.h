@@ -144,12 +144,23 @@ struct pmon__io_hot {
                                 in the spool (lib/io.c) */
   struct pmon__comm_row *sizes; /* [2][PMON_COMM_BINS]: the successful
                                    reads (0) and writes (1) by size */
-  int freq_out;              /* PMON_IO_FREQ let the clock go while a
-                                phase was open: the next call takes the
-                                slow path, which caps it again */
+  int freq_on;               /* PMON_IO_FREQ is on in this rank: each
+                                call goes through pmon__io_freq_begin()
+                                and _end() */
+  int freq_out;              /* PMON_IO_FREQ: the rank is out of its
+                                phase (the clock not capped for it): the
+                                next call takes the slow path */
 } __attribute__((aligned(64)));
 
 extern PMON_EXTERN struct pmon__io_hot pmon__io_hot;
+
+/* PMON_IO_FREQ (lib/iofreq.c), only while pmon__io_hot.freq_on: a call
+ * begins, before its first stamp, and ends at stamp T1.  A call in flight
+ * keeps the rank in its phase, however long it takes; a begin when the
+ * rank is out enters (and caps the clock, when it is the node's first)
+ * before the call starts.  Otherwise one atomic addition each, no lock. */
+PMON_EXTERN void pmon__io_freq_begin(void);
+PMON_EXTERN void pmon__io_freq_end(uint64_t t1);
 
 /* MPI_File_open of NAME gave handle H (when OK); MPI_File_delete of NAME
  * is the same call with H = 0 and OK telling only the outcome. */

@@ -142,6 +142,20 @@ counted(uintptr_t h, int kind, MPI_Count count,
 
 #define REAL(T, NAME) PMON_REAL(T, NAME)
 
+/* PMON_IO_FREQ: a call starts (the rank enters its phase, the clock
+ * capped, before the call when it was out) and ends (preload.h). */
+static inline void freq_begin(void)
+{
+  if (__atomic_load_n(&pmon__io_hot.freq_on, __ATOMIC_RELAXED))
+    pmon__io_freq_begin();
+}
+
+static inline void freq_end(uint64_t t1)
+{
+  if (__atomic_load_n(&pmon__io_hot.freq_on, __ATOMIC_RELAXED))
+    pmon__io_freq_end(t1);
+}
+
 /* A call that moves COUNT elements of DT (KIND READ or WRITE), or none
  * (KIND END: the _end of a split collective; or META). */
 #define WRAP(NAME, KIND, PARAMS, ARGS, COUNT, DT)                          \
@@ -154,9 +168,11 @@ counted(uintptr_t h, int kind, MPI_Count count,
     if (depth > 0 || c == PMON_IO_OFF)                                     \
       return f ARGS;                                                       \
     depth++;                                                               \
+    freq_begin();                                                          \
     t0 = pmon__io_stamp(c);                                                \
     rc = f ARGS;                                                           \
     t1 = pmon__io_stamp(c);                                                \
+    freq_end(t1);                                                          \
     counted(key(fh), KIND, COUNT, DT, rc, t0, t1);                         \
     depth--;                                                               \
     return rc;                                                             \
@@ -260,9 +276,11 @@ int MPI_File_open(MPI_Comm comm, const char *name, int amode, MPI_Info info,
   if (depth > 0 || c == PMON_IO_OFF)
     return f(comm, name, amode, info, fh);
   depth++;
+  freq_begin();
   t0 = pmon__io_stamp(c);
   rc = f(comm, name, amode, info, fh);
   t1 = pmon__io_stamp(c);
+  freq_end(t1);
   pmon__io_open(rc == MPI_SUCCESS ? key(*fh) : 0, name, t0, t1,
                 rc == MPI_SUCCESS);
   depth--;
@@ -280,9 +298,11 @@ PMON_WRAPPER int MPI_File_close(MPI_File *fh)
     return f(fh);
   depth++;
   h = key(*fh); /* the call sets *fh to MPI_FILE_NULL */
+  freq_begin();
   t0 = pmon__io_stamp(c);
   rc = f(fh);
   t1 = pmon__io_stamp(c);
+  freq_end(t1);
   pmon__io_close(h, t0, t1, rc == MPI_SUCCESS);
   depth--;
   return rc;
@@ -297,9 +317,11 @@ PMON_WRAPPER int MPI_File_delete(const char *name, MPI_Info info)
   if (depth > 0 || c == PMON_IO_OFF)
     return f(name, info);
   depth++;
+  freq_begin();
   t0 = pmon__io_stamp(c);
   rc = f(name, info);
   t1 = pmon__io_stamp(c);
+  freq_end(t1);
   pmon__io_open(0, name, t0, t1, rc == MPI_SUCCESS);
   depth--;
   return rc;
