@@ -75,6 +75,11 @@ struct pmon_freq_shared {
   uint32_t failed;      /* writes that failed */
   uint64_t t_cap_ns;    /* when they were capped last */
   uint64_t capped_ns;   /* the time they were capped, all told */
+  /* Set by the leader at init, before the barrier after which any rank
+   * may enter; read-only after it: */
+  int32_t joined;       /* the job is in the node's record (lib/freqrec.c) */
+  char job[64];         /* its key there */
+  uint32_t orig_khz[PMON_CPUS_MAX]; /* each CPU's limit before any job */
 };
 
 struct pmon_shared {
@@ -189,6 +194,9 @@ int pmon__iofreq_config(void);
 void pmon__iofreq_open(void);
 void pmon__iofreq_enter(void);
 void pmon__iofreq_stop(void);
+/* The leader, once every rank of the node has stopped: the job out of
+ * the node's record, and the CPUs settled; _node_json() then says so. */
+void pmon__iofreq_finish(void);
 struct json_t *pmon__iofreq_node_json(void);
 struct json_t *pmon__iofreq_job(struct json_t *nodes);
 void pmon__iofreq_close(void);

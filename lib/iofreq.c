@@ -41,7 +41,7 @@
 #include "pmon.h"
 #include "core.h"
 #include "env.h"
-#include "beside.h"
+#include "freqrec.h"
 #include "preload.h"
 
 #define VALUE_MAX 16 /* "4294967295\n" */
@@ -52,7 +52,6 @@ static struct {
   int n;              /* CPUs */
   int *cpu;           /* their numbers */
   int *fd;            /* their scaling_max_freq, for writing */
-  char (*orig)[VALUE_MAX]; /* the values found at init, with "\n" */
   char cap[VALUE_MAX];
   int in;             /* counted in the node's active ranks */
   pthread_t thread;
@@ -60,11 +59,13 @@ static struct {
   int cond_made;      /* COND was initialised (on CLOCK_MONOTONIC) */
   pthread_mutex_t lock;
   pthread_cond_t cond;
-  char state[PATH_MAX]; /* the leader's state file, "" for none */
+  char state[PATH_MAX]; /* the node's record while it holds the job */
   volatile sig_atomic_t armed; /* FD and ORIG may be written back */
   int inflight;       /* the rank's calls in flight (atomic) */
   uint64_t last_end;  /* the stamp at which the last one ended (atomic) */
   int exit_hook;      /* at_exit() is registered */
+  int finished;       /* the leader took the job out of the record */
+  int restored;       /* and every CPU went where it should */
 } q = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 int pmon__iofreq_config(void)
@@ -92,16 +93,30 @@ static void path_of(char *buf, size_t size, int cpu)
            pmon__sysfs_root(), cpu);
 }
 
-/* Write V (LEN bytes) to every CPU; the writes that failed. */
-static int write_all(const char *v, size_t len, int cap)
+/* Every CPU's limit from before any job, or the cap (CAP), written by
+ * this rank; the writes that failed.  Async-signal-safe. */
+static int write_all(int cap)
 {
   int failed = 0;
 
   for (int i = 0; i < q.n; i++) {
-    const char *s = cap ? v : q.orig[i];
-    size_t l = cap ? len : strlen(q.orig[i]);
+    char buf[VALUE_MAX], *p = buf + sizeof buf;
+    const char *v = q.cap;
+    size_t l;
 
-    if (pwrite(q.fd[i], s, l, 0) != (ssize_t)l) {
+    if (!cap) {
+      uint32_t k = pmon__g.sh->freq.orig_khz[q.cpu[i]];
+
+      if (k == 0)
+        continue; /* not known: nothing to put back */
+      *--p = '\n';
+      do
+        *--p = (char)('0' + k % 10);
+      while ((k /= 10) != 0);
+      v = p;
+    }
+    l = cap ? strlen(q.cap) : (size_t)(buf + sizeof buf - p);
+    if (pwrite(q.fd[i], v, l, 0) != (ssize_t)l) {
       failed++;
     } else if (ftruncate(q.fd[i], (off_t)l) != 0) {
       /* sysfs has no length to set; a fixture's file has */
@@ -131,7 +146,7 @@ int pmon__iofreq_restore_now(void)
   int saved = errno, capped = 0;
 
   if (q.armed && pmon__g.sh != NULL && pmon__g.sh->freq.capped) {
-    write_all(NULL, 0, 0);
+    write_all(0);
     capped = 1;
   }
   errno = saved;
@@ -145,7 +160,7 @@ void pmon__iofreq_recap_now(void)
   int saved = errno;
 
   if (q.armed && pmon__g.sh != NULL && pmon__g.sh->freq.capped)
-    write_all(q.cap, strlen(q.cap), 1);
+    write_all(1);
   errno = saved;
 }
 
@@ -156,38 +171,58 @@ static void at_exit(void)
     pmon__iofreq_restore_now();
 }
 
-/* The leader's state file for the node's epilog; "" when it cannot be
- * written (said once). */
-static void write_state(void)
+/* The node's record (lib/freqrec.c): this job joins, marks itself in a
+ * phase or out (ACTIVE), or leaves (-1); then every CPU is settled.  The
+ * writes that failed, or -1 when the record could not be used. */
+static int record(int active)
 {
-  const char *dir = getenv(PMON_ENV_IO_FREQ_STATE);
-  char before[PATH_MAX], path[PATH_MAX];
-  FILE *fp;
-  int fd;
+  struct pmon_freqrec *r = malloc(sizeof *r);
+  struct pmon_freqrec_job *j;
+  struct pmon_freq_shared *s = &pmon__g.sh->freq;
+  int failed = -1;
 
-  if (dir == NULL || *dir == '\0')
-    dir = getenv("TMPDIR");
-  if (dir == NULL || *dir == '\0')
-    dir = "/tmp";
-  snprintf(before, sizeof before, "%s/pmon-iofreq-%s-", dir,
-           pmon__g.node_name);
-  if ((fd = pmon__create_new(before, ".state", 0600, q.state,
-                             sizeof q.state)) < 0 ||
-      (fp = fdopen(fd, "w")) == NULL) {
-    if (fd >= 0)
-      close(fd);
-    pmon__say("%s: %s: cannot write the state file: %s; a rank killed "
-              "with SIGKILL may leave the CPUs capped", PMON_ENV_IO_FREQ_STATE,
-              dir, strerror(errno));
-    q.state[0] = '\0';
-    return;
+  if (r == NULL)
+    return -1;
+  if (pmon__freqrec_lock(r, pmon__g.node_name, active == 2) != 0) {
+    free(r);
+    return -1;
   }
-  for (int i = 0; i < q.n; i++) {
-    path_of(path, sizeof path, q.cpu[i]);
-    fprintf(fp, "%s %s", path, q.orig[i]);
+  pmon__freqrec_prune(r);
+  if (active == 2) { /* join: the limits now, once the dead are settled */
+    pmon__freqrec_settle(r, 0);
+    if ((j = pmon__freqrec_add(r, s->job)) != NULL) {
+      j->pid = (long)getpid();
+      j->start = pmon__freqrec_start_of(j->pid);
+      j->cap_khz = q.mhz * 1000u;
+      for (int i = 0; i < q.n; i++) {
+        int c = q.cpu[i];
+        char buf[VALUE_MAX];
+        ssize_t len;
+
+        if (r->orig[c] == 0 &&
+            (len = pread(q.fd[i], buf, sizeof buf - 1, 0)) > 0) {
+          buf[len] = '\0';
+          r->orig[c] = (unsigned)strtoul(buf, NULL, 10);
+        }
+        s->orig_khz[c] = r->orig[c];
+        j->cpus[c / (8 * sizeof j->cpus[0])] |=
+          1UL << (c % (8 * sizeof j->cpus[0]));
+      }
+      failed = 0;
+    }
+  } else if ((j = pmon__freqrec_find(r, s->job)) != NULL) {
+    if (active < 0)
+      pmon__freqrec_remove(r, j);
+    else
+      j->active = active;
+    failed = pmon__freqrec_settle(r, 0);
   }
-  if (fclose(fp) != 0)
-    q.state[0] = '\0';
+  if (pmon__freqrec_unlock(r, 1) != 0 && active == 2)
+    failed = -1;
+  if (failed >= 0)
+    snprintf(q.state, sizeof q.state, "%s", active < 0 ? "" : r->path);
+  free(r);
+  return failed;
 }
 
 void pmon__iofreq_open(void)
@@ -199,14 +234,14 @@ void pmon__iofreq_open(void)
     return;
   q.fd = calloc(PMON_CPUS_MAX, sizeof *q.fd);
   q.cpu = calloc(PMON_CPUS_MAX, sizeof *q.cpu);
-  q.orig = calloc(PMON_CPUS_MAX, sizeof *q.orig);
-  if (q.fd == NULL || q.cpu == NULL || q.orig == NULL) {
+  if (q.fd == NULL || q.cpu == NULL) {
     pmon__say("%s: out of memory: the clock is left as it is",
               PMON_ENV_IO_FREQ);
     pmon__iofreq_close();
     return;
   }
   for (int c = 0; c < PMON_CPUS_MAX && err == 0; c++) {
+    char value[VALUE_MAX];
     ssize_t len;
     int fd;
 
@@ -218,9 +253,11 @@ void pmon__iofreq_open(void)
       err = errno;
       break;
     }
-    len = pread(fd, q.orig[q.n], VALUE_MAX - 1, 0);
-    if (len <= 1 || q.orig[q.n][len - 1] != '\n' ||
-        strspn(q.orig[q.n], "0123456789") != (size_t)len - 1) {
+    len = pread(fd, value, VALUE_MAX - 1, 0);
+    if (len > 0)
+      value[len] = '\0';
+    if (len <= 1 || value[len - 1] != '\n' ||
+        strspn(value, "0123456789") != (size_t)len - 1) {
       err = len < 0 ? errno : EINVAL;
       close(fd);
       break;
@@ -258,8 +295,19 @@ void pmon__iofreq_open(void)
     pthread_condattr_destroy(&ca);
     q.cond_made = 1;
   }
-  if (pmon__g.leader)
-    write_state();
+  /* The leader puts the job in the node's record, and the limits to put
+   * back where every rank finds them, before the barrier after which a
+   * rank may cap. */
+  if (pmon__g.leader) {
+    struct pmon_freq_shared *s = &pmon__g.sh->freq;
+
+    pmon__freqrec_job_key(s->job, sizeof s->job);
+    s->joined = record(2) >= 0;
+    if (!s->joined)
+      pmon__say("%s: the node's record: %s; the clock is left as it is "
+                "(pmon-mpiio(7), \"The clock during I/O\")", PMON_ENV_IO_FREQ,
+                pmon_errmsg() + strlen("pmon: "));
+  }
   if (!q.exit_hook)
     q.exit_hook = atexit(at_exit) == 0;
   q.on = 1;
@@ -279,7 +327,9 @@ static void leave(void)
     return;
   lock_node();
   if (--s->active == 0 && s->capped) {
-    s->failed += (uint32_t)write_all(NULL, 0, 0);
+    int failed = record(0);
+
+    s->failed += (uint32_t)(failed >= 0 ? failed : write_all(0));
     s->capped_ns += pmon__now_ns() - s->t_cap_ns;
     s->capped = 0;
   }
@@ -350,8 +400,10 @@ void pmon__iofreq_enter(void)
   if (!q.in && !q.stop) {
     s = &pmon__g.sh->freq;
     lock_node();
-    if (s->active++ == 0 && !s->capped) {
-      s->failed += (uint32_t)write_all(q.cap, strlen(q.cap), 1);
+    if (s->active++ == 0 && !s->capped && s->joined) {
+      int failed = record(1);
+
+      s->failed += (uint32_t)(failed >= 0 ? failed : write_all(1));
       s->capped = 1;
       s->t_cap_ns = pmon__now_ns();
       s->switches++;
@@ -389,27 +441,42 @@ void pmon__iofreq_stop(void)
   leave();
 }
 
-json_t *pmon__iofreq_node_json(void)
+void pmon__iofreq_finish(void)
 {
   const struct pmon_freq_shared *s = &pmon__g.sh->freq;
   char buf[VALUE_MAX];
-  int restored = 1;
+  int rc;
 
-  if (!q.on)
-    return json_null();
-  /* Every rank has left: the values read back are those found at init. */
+  if (!q.on || !pmon__g.leader || q.finished)
+    return;
+  q.finished = 1;
+  /* Every rank has left: the job leaves the node's record, and every CPU
+   * goes where the jobs still there want it, or back to its limit from
+   * before them.  Without the record, back to that limit. */
+  if (s->joined && (rc = record(-1)) >= 0) {
+    q.restored = rc == 0;
+    return;
+  }
+  q.restored = 1;
   for (int i = 0; i < q.n; i++) {
     ssize_t len = pread(q.fd[i], buf, sizeof buf - 1, 0);
 
     buf[len > 0 ? len : 0] = '\0';
-    restored &= strcmp(buf, q.orig[i]) == 0;
+    q.restored &= strtoul(buf, NULL, 10) == s->orig_khz[q.cpu[i]];
   }
-  if (restored && q.state[0] != '\0' && unlink(q.state) == 0)
-    q.state[0] = '\0';
+}
+
+json_t *pmon__iofreq_node_json(void)
+{
+  const struct pmon_freq_shared *s = &pmon__g.sh->freq;
+
+  if (!q.on)
+    return json_null();
   return json_pack("{s:i, s:i, s:i, s:f, s:b, s:i, s:s?}", "requested_mhz",
                    (int)q.mhz, "cpus", q.n, "switches", (int)s->switches,
                    "capped_s", (double)s->capped_ns * 1e-9, "restored",
-                   restored, "failed_writes", (int)s->failed, "state_file",
+                   q.finished ? q.restored : 0, "failed_writes",
+                   (int)s->failed, "state_file",
                    q.state[0] != '\0' ? q.state : NULL);
 }
 
@@ -442,6 +509,7 @@ json_t *pmon__iofreq_job(json_t *nodes)
 
 void pmon__iofreq_close(void)
 {
+  pmon__iofreq_finish(); /* a failed init, or a discarded measurement */
   __atomic_store_n(&pmon__io_hot.freq_on, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&pmon__io_hot.freq_out, 0, __ATOMIC_SEQ_CST);
   pmon__signals_give(PMON_SIG_CLOCK);
@@ -450,11 +518,9 @@ void pmon__iofreq_close(void)
     close(q.fd[i]);
   free(q.fd);
   free(q.cpu);
-  free(q.orig);
   if (q.cond_made)
     pthread_cond_destroy(&q.cond);
   q.cond_made = 0;
   q.fd = q.cpu = NULL;
-  q.orig = NULL;
-  q.n = q.on = q.in = q.stop = 0;
+  q.n = q.on = q.in = q.stop = q.finished = 0;
 }

@@ -365,6 +365,7 @@ static int finalize_locked(void)
   pmon__regions_close_all(g->t_fin_ns);
   node_barrier();
   if (g->leader) {
+    pmon__iofreq_finish(); /* every rank of the node has stopped */
     pmon__spool_stop();
     pmon__sampler_stop();
     pmon__meters_sample_all(pmon__now_ns());
