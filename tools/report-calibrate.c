@@ -431,6 +431,14 @@ static int calibrate(const struct calib_opts *o, char **paths, size_t n) {
     status = model_complain(1, "P_max %.1f W: not a power to model", m.p_max.mean);
     goto done;
   }
+  /* predict and validate refuse such a model on load: none is written. */
+  if (m.p_idle.n > 0 && m.p_idle.mean >= m.p_max.mean) {
+    status = model_complain(1, "P_idle %.1f W, from %s, is not below P_max "
+                            "%.1f W, from %s: no model written", m.p_idle.mean,
+                            m.p_idle.from ? m.p_idle.from : "idle",
+                            m.p_max.mean, m.p_max.from ? m.p_max.from : "busy");
+    goto done;
+  }
   if ((status = write_model(o->out, &m, x, n, &nodes)) == 0) {
     FILE *say = strcmp(o->out, "-") == 0 ? stderr : stdout;
     model_print(say, &m, o->out);
