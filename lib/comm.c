@@ -10,13 +10,18 @@
  * time slot: PMON_COMM_SLOTS slots of 1 << shift stamps; when a call ends
  * past the last one, the slots are merged in pairs and the width doubles,
  * so memory is fixed and the resolution halves evenly over the job.
+ * Under MPI_THREAD_MULTIPLE the slots hold the union of the threads'
+ * calls: the wrappers tell pmon__comm_begin() as a call starts, and the
+ * time from the first thread's entry to the last one's exit goes in.
  *
  * Energy.  A node's power is shared by its ranks equally: while a rank is
  * inside a call, 1/R of the node's power (R ranks on the node) is the
  * call's.  The leader integrates the node total's history over each of the
  * rank's slots and gives the rank (stamps inside calls in the slot) x
- * (the slot's mean power over the time its meter measured) / R; the rank's rows share that in proportion to
- * their time.  Summed over the ranks of a node the result never exceeds
+ * (the slot's mean power over the time its meter measured) / R; the
+ * rank's rows share that in proportion to their time (under
+ * MPI_THREAD_MULTIPLE, their times add up to more than the union in the
+ * slots, and each row gets its part of the union's energy).  Summed over the ranks of a node the result never exceeds
  * what the node spent while any of its ranks was inside a call: in every
  * slot the R ranks together take at most R x (slot's power x time) / R.
  * It is null where the node has no energy measure.  The rules are stated
@@ -53,6 +58,10 @@ static struct {
   int clock;           /* of the stamps */
   pthread_mutex_t lock;
   uint64_t ns0, t0;    /* a time in ns and the stamp taken with it */
+  /* MPI_THREAD_MULTIPLE, under LOCK: the rank's threads inside calls,
+   * and the stamp at which the first of them entered. */
+  int inside;
+  uint64_t inside_t0;
 } comm = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 int pmon__comm_config(void)
@@ -110,10 +119,40 @@ static void widen(void)
   hot->shift++;
 }
 
+/* The stamps from T0 to T1 into each slot they span. */
+static void into_slots(uint64_t t0, uint64_t t1)
+{
+  uint64_t a, b;
+
+  if (t0 < hot->base) /* another CPU's stamp, a little behind */
+    t0 = hot->base;
+  if (t1 < t0)
+    t1 = t0;
+  while (((t1 - hot->base) >> hot->shift) >= PMON_COMM_SLOTS)
+    widen();
+  for (a = t0; a < t1; a = b) {
+    uint64_t s = (a - hot->base) >> hot->shift;
+
+    b = hot->base + ((s + 1) << hot->shift);
+    if (b > t1)
+      b = t1;
+    hot->slot[s] += b - a;
+  }
+}
+
+void pmon__comm_begin(uint64_t t0)
+{
+  if (!__atomic_load_n(&hot->on, __ATOMIC_ACQUIRE) || !hot->multiple)
+    return;
+  pthread_mutex_lock(&comm.lock);
+  if (comm.inside++ == 0)
+    comm.inside_t0 = t0;
+  pthread_mutex_unlock(&comm.lock);
+}
+
 void pmon__comm_call(int call, uint64_t bytes, uint64_t t0, uint64_t t1)
 {
   struct pmon__comm_row *r;
-  uint64_t a, b;
 
   if (!__atomic_load_n(&hot->on, __ATOMIC_ACQUIRE) || call < 0 ||
       call >= PMON_COMM_NCALLS)
@@ -129,17 +168,16 @@ void pmon__comm_call(int call, uint64_t bytes, uint64_t t0, uint64_t t1)
     r->calls++;
     r->bytes = r->bytes + bytes >= r->bytes ? r->bytes + bytes : UINT64_MAX;
     r->ticks += t1 - t0;
-    while (((t1 - hot->base) >> hot->shift) >= PMON_COMM_SLOTS)
-      widen();
-    /* The call's stamps into each slot it spans. */
-    for (a = t0; a < t1; a = b) {
-      uint64_t s = (a - hot->base) >> hot->shift;
-
-      b = hot->base + ((s + 1) << hot->shift);
-      if (b > t1)
-        b = t1;
-      hot->slot[s] += b - a;
-    }
+    /* The slots hold the time the rank was inside calls: with several
+     * threads, the union of their calls, from the first one's entry to
+     * the last one's exit (pmon__comm_begin()), never more than the time
+     * that passed.  A call that began before counting did is its own. */
+    if (!hot->multiple)
+      into_slots(t0, t1);
+    else if (comm.inside == 0)
+      into_slots(t0, t1);
+    else if (--comm.inside == 0)
+      into_slots(comm.inside_t0, t1);
   }
   if (hot->multiple)
     pthread_mutex_unlock(&comm.lock);
@@ -300,6 +338,12 @@ static int add_rank(struct table *t, json_t *r, int nranks)
   int ok = w > 0;
   size_t i;
 
+  /* The rows share the rank's energy in proportion to their time: under
+   * MPI_THREAD_MULTIPLE their times add up to more than the slots' (the
+   * union), and each row gets its part of the union's energy. */
+  json_array_foreach(json_object_get(r, "rows"), i, row)
+    ticks += (double)json_integer_value(json_array_get(row, 4));
+
   json_array_foreach(json_object_get(r, "slots"), i, s) {
     double k = (double)json_integer_value(json_array_get(s, 0));
     double ns = (double)json_integer_value(json_array_get(s, 1));
@@ -309,7 +353,6 @@ static int add_rank(struct table *t, json_t *r, int nranks)
     if (!isfinite(p))
       ok = 0;
     e += p * ns * 1e-9 / nranks;
-    ticks += ns;
   }
   json_array_foreach(json_object_get(r, "rows"), i, row) {
     json_int_t c = json_integer_value(json_array_get(row, 0));

@@ -246,6 +246,10 @@ extern PMON_EXTERN struct pmon__comm_hot pmon__comm_hot;
  * off.  Returns the clock, or PMON_IO_OFF. */
 PMON_EXTERN int pmon__comm_start(int multiple, int clock);
 
+/* Under MPI_THREAD_MULTIPLE (MULTIPLE), a call begins at stamp T0: the
+ * time its rank is inside calls is the union of its threads' calls. */
+PMON_EXTERN void pmon__comm_begin(uint64_t t0);
+
 /* A call of CALL that moved BYTES, from stamp T0 to T1: the slow path
  * (MPI_THREAD_MULTIPLE, or a call that leaves its slot). */
 PMON_EXTERN void pmon__comm_call(int call, uint64_t bytes, uint64_t t0,

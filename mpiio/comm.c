@@ -146,6 +146,8 @@ static uint64_t sum_w(const void *counts, int big, int n,
       return f ARGS;                                                       \
     pmon__mpiio_depth++;                                                   \
     t0 = pmon__io_stamp(c);                                                \
+    if (pmon__comm_hot.multiple)                                           \
+      pmon__comm_begin(t0);                                                \
     rc = f ARGS;                                                           \
     t1 = pmon__io_stamp(c);                                                \
     COUNTED(CALL, rc, BYTES, t0, t1);                                      \
@@ -170,6 +172,8 @@ static uint64_t sum_w(const void *counts, int big, int n,
     pmon__mpiio_depth++;                                                   \
     sp = st == MPI_STATUS_IGNORE ? &own : st;                              \
     t0 = pmon__io_stamp(c);                                                \
+    if (pmon__comm_hot.multiple)                                           \
+      pmon__comm_begin(t0);                                                \
     rc = f ARGS_SP;                                                        \
     t1 = pmon__io_stamp(c);                                                \
     COUNTED(CALL, rc, BYTES, t0, t1);                                      \

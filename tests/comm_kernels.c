@@ -3,6 +3,7 @@
  * wrappers (tests/comm-*.test).
  *
  *   comm_kernels pingpong|nonblocking|alltoall|allreduce M N [SECONDS]
+ *   comm_kernels threads M N SECONDS
  *   comm_kernels results
  *
  * The kernels run N times on messages of M bytes, spread over SECONDS
@@ -13,7 +14,13 @@
  *   rank R CALL TIME_S BYTES
  * with the bytes that pass through its buffers as pmon-mpiio(7) counts
  * them.  pingpong and nonblocking need 2 ranks (rank 0 and 1 exchange, the
- * others wait).  "results" runs every wrapped call once or more, with
+ * others wait).  "threads" runs under MPI_THREAD_MULTIPLE: rank 0 has N
+ * threads, each waiting in one MPI_Recv of M bytes (tag its index) that
+ * rank 1 sends SECONDS after the start; rank 0 prints its MPI_Recv line
+ * with the threads' calls' time summed, and
+ *   rank 0 union TIME_S
+ * the time from the first thread's call to the last one's return.
+ * "results" runs every wrapped call once or more, with
  * results, statuses and error classes, and prints what it got, line by
  * line prefixed with the rank: the output must be the same with and
  * without the interception library.
@@ -22,6 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <pthread.h>
+#include <time.h>
 
 #include <mpi.h>
 
@@ -141,6 +151,60 @@ static void allreduce(char *buf, int m, int n)
   }
   say("MPI_Allreduce", t, 2.0 * n * m);
   free(r);
+}
+
+/* --- threads --- */
+
+struct waiter {
+  char *buf;
+  int m, tag;
+  double t0, t1;
+};
+
+static void *wait_one(void *arg)
+{
+  struct waiter *w = arg;
+
+  w->t0 = MPI_Wtime();
+  MPI_Recv(w->buf, w->m, MPI_BYTE, 1, w->tag, MPI_COMM_WORLD,
+           MPI_STATUS_IGNORE);
+  w->t1 = MPI_Wtime();
+  return NULL;
+}
+
+static void threads(int m, int n, double seconds)
+{
+  if (rank == 0) {
+    struct waiter w[16];
+    pthread_t t[16];
+    double sum = 0, first = 0, last = 0;
+
+    n = n > 16 ? 16 : n;
+    for (int i = 0; i < n; i++) {
+      w[i].buf = calloc(m > 0 ? (size_t)m : 1, 1);
+      w[i].m = m;
+      w[i].tag = i;
+      pthread_create(&t[i], NULL, wait_one, &w[i]);
+    }
+    for (int i = 0; i < n; i++) {
+      pthread_join(t[i], NULL);
+      sum += w[i].t1 - w[i].t0;
+      first = i == 0 || w[i].t0 < first ? w[i].t0 : first;
+      last = i == 0 || w[i].t1 > last ? w[i].t1 : last;
+      free(w[i].buf);
+    }
+    say("MPI_Recv", sum, (double)n * m);
+    printf("rank 0 union %.9f\n", last - first);
+  } else if (rank == 1) {
+    char *b = calloc(m > 0 ? (size_t)m : 1, 1);
+    struct timespec ts = {(time_t)seconds,
+                          (long)((seconds - (double)(time_t)seconds) * 1e9)};
+
+    nanosleep(&ts, NULL);
+    for (int i = 0; i < n && i < 16; i++)
+      MPI_Send(b, m, MPI_BYTE, 0, i, MPI_COMM_WORLD);
+    free(b);
+  }
 }
 
 /* --- results --- */
@@ -318,7 +382,18 @@ int main(int argc, char **argv)
   int m = argc > 2 ? atoi(argv[2]) : 0, n = argc > 3 ? atoi(argv[3]) : 0;
   char *buf;
 
-  MPI_Init(&argc, &argv);
+  if (argc > 1 && strcmp(argv[1], "threads") == 0) {
+    int provided = 0;
+
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (provided < MPI_THREAD_MULTIPLE) {
+      fprintf(stderr, "comm_kernels: no MPI_THREAD_MULTIPLE\n");
+      MPI_Finalize();
+      return 77;
+    }
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   setvbuf(stdout, NULL, _IOLBF, 0);
@@ -332,7 +407,7 @@ int main(int argc, char **argv)
   buf = calloc(m > 0 ? (size_t)m : 1, 1);
   MPI_Barrier(MPI_COMM_WORLD);
   pace_t0 = MPI_Wtime();
-  if (argc > 4 && n > 0)
+  if (argc > 4 && n > 0 && strcmp(argv[1], "threads") != 0)
     pace_s = atof(argv[4]) / n;
   if (strcmp(argv[1], "pingpong") == 0)
     pingpong(buf, m, n);
@@ -342,6 +417,8 @@ int main(int argc, char **argv)
     alltoall(m, n);
   else if (strcmp(argv[1], "allreduce") == 0)
     allreduce(buf, m, n);
+  else if (strcmp(argv[1], "threads") == 0)
+    threads(m, n, argc > 4 ? atof(argv[4]) : 1);
   else if (strcmp(argv[1], "results") == 0)
     results();
   free(buf);
