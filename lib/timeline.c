@@ -33,17 +33,34 @@ uint64_t pmon__tl_seq(const struct pmon_tl *tl)
   return atomic_load_explicit(&tl->seq, memory_order_acquire);
 }
 
+/*
+ * The ring is a sequence lock of one counter.  Sample i lives in slot
+ * i % RING until sample i + RING is written there; the writer publishes
+ * sample SEQ (seq becomes SEQ + 1) after writing it, and by that same
+ * store gives up sample SEQ + 1 - RING, whose slot it writes next.  The
+ * slot's fields are relaxed atomics (a reader may copy a slot while it is
+ * written: the copy is thrown away, and no access is a data race), and a
+ * release fence before the writer's stores keeps them from being seen
+ * before the store of seq that gave the slot up: without it a weakly
+ * ordered CPU (aarch64, POWER) lets a reader copy half a new sample and
+ * still pass its recheck.  The reader's acquire fence after its copy
+ * pairs with it.
+ */
 int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
                  struct pmon_tl_sample *out)
 {
   uint64_t seq = pmon__tl_seq(tl);
+  const struct pmon_tl_sample *s;
 
   if (idx >= seq || seq - idx >= PMON_RING)
     return PMON_ENODATA;
-  memcpy(out, &tl->s[idx % PMON_RING], sizeof *out);
+  s = &tl->s[idx % PMON_RING];
+  out->t_ns = __atomic_load_n(&s->t_ns, __ATOMIC_RELAXED);
+  out->covered_ns = __atomic_load_n(&s->covered_ns, __ATOMIC_RELAXED);
+  for (size_t i = 0; i < sizeof out->e / sizeof out->e[0]; i++)
+    __atomic_load(&s->e[i], &out->e[i], __ATOMIC_RELAXED);
   atomic_thread_fence(memory_order_acquire);
-  /* The slot is rewritten when sample idx + PMON_RING is being written,
-   * which may be in progress once seq reaches idx + PMON_RING. */
+  /* The slot is rewritten once seq reaches idx + PMON_RING. */
   if (pmon__tl_seq(tl) - idx >= PMON_RING)
     return PMON_ENODATA;
   return 0;
@@ -55,9 +72,11 @@ void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
   uint64_t seq = atomic_load_explicit(&tl->seq, memory_order_relaxed);
   struct pmon_tl_sample *s = &tl->s[seq % PMON_RING];
 
-  s->t_ns = t_ns;
-  s->covered_ns = covered_ns;
-  memcpy(s->e, e, (size_t)nch * sizeof *e);
+  atomic_thread_fence(memory_order_release);
+  __atomic_store_n(&s->t_ns, t_ns, __ATOMIC_RELAXED);
+  __atomic_store_n(&s->covered_ns, covered_ns, __ATOMIC_RELAXED);
+  for (int i = 0; i < nch; i++)
+    __atomic_store(&s->e[i], &e[i], __ATOMIC_RELAXED);
   atomic_store_explicit(&tl->seq, seq + 1, memory_order_release);
 }
 
