@@ -25,7 +25,7 @@
  * collective what this rank sends plus what it receives.  Only a call that
  * succeeded counts bytes.  A non-blocking call counts its bytes when it is
  * posted; the time of the Wait or Test that completes it is counted under
- * that Wait or Test.
+ * that Wait or Test, or as I/O when it is given an MPI-IO request.
  */
 #include "config.h"
 
@@ -236,52 +236,178 @@ P2P(int, )
 P2P(MPI_Count, _c)
 #endif
 
-/* Completion: time only, the bytes were counted when the call was posted. */
-WRAP(MPI_Wait, WAIT, (MPI_Request *rq, MPI_Status *st), (rq, st), 0)
-WRAP(MPI_Waitall, WAITALL, (int n, MPI_Request rq[], MPI_Status st[]),
-     (n, rq, st), 0)
-WRAP(MPI_Waitany, WAITANY, (int n, MPI_Request rq[], int *idx, MPI_Status *st),
-     (n, rq, idx, st), 0)
-WRAP(MPI_Waitsome, WAITSOME,
-     (int n, MPI_Request rq[], int *out, int idx[], MPI_Status st[]),
-     (n, rq, out, idx, st), 0)
-WRAP(MPI_Test, TEST, (MPI_Request *rq, int *flag, MPI_Status *st),
-     (rq, flag, st), 0)
-WRAP(MPI_Testall, TESTALL,
-     (int n, MPI_Request rq[], int *flag, MPI_Status st[]),
-     (n, rq, flag, st), 0)
-WRAP(MPI_Testany, TESTANY,
-     (int n, MPI_Request rq[], int *idx, int *flag, MPI_Status *st),
-     (n, rq, idx, flag, st), 0)
-WRAP(MPI_Testsome, TESTSOME,
-     (int n, MPI_Request rq[], int *out, int idx[], MPI_Status st[]),
-     (n, rq, out, idx, st), 0)
+/* Completion: time only, the bytes were counted when the call was posted.
+ * A Wait or Test given an MPI-IO request (file.c keeps them) is I/O: an
+ * MPI-IO call that communicates is I/O, and the I/O of a non-blocking
+ * call may progress inside it (ompio's does).  Its time goes to the file
+ * of the first such request, on the clock of the I/O stamps, with
+ * PMON_IO_FREQ's count of calls in flight; the requests it completes are
+ * forgotten.  At most IO_MAX of one call's requests are followed. */
+#define IO_MAX 64
+
+/* The MPI-IO requests among the N of RQ: their handles in IO and indices
+ * in IX (K of them), and the file of the first; 0 when none. */
+static uintptr_t io_among(const MPI_Request *rq, int n, MPI_Request *io,
+                          int *ix, int *k)
+{
+  uintptr_t fh = 0, f;
+
+  *k = 0;
+  if (__atomic_load_n(&pmon__mpiio_reqs, __ATOMIC_RELAXED) == 0)
+    return 0;
+  for (int i = 0; rq != NULL && i < n; i++)
+    if ((f = pmon__mpiio_req_file(&rq[i])) != 0) {
+      if (fh == 0)
+        fh = f;
+      if (*k < IO_MAX) {
+        io[*k] = rq[i];
+        ix[(*k)++] = i;
+      }
+    }
+  return fh;
+}
+
+/* Those of them that the call completed (set to MPI_REQUEST_NULL). */
+static void io_forget(const MPI_Request *rq, const MPI_Request *io,
+                      const int *ix, int k)
+{
+  for (int j = 0; j < k; j++)
+    if (rq[ix[j]] == MPI_REQUEST_NULL)
+      pmon__mpiio_req_done(&io[j]);
+}
+
+#define WRAP_DONE(NAME, CALL, PARAMS, ARGS, N, RQ)                         \
+  typedef int real_##NAME PARAMS;                                          \
+  PMON_WRAPPER int NAME PARAMS                                             \
+  {                                                                        \
+    uint64_t t0, t1;                                                       \
+    int rc, c = clk(), k = 0, ix[IO_MAX];                                  \
+    MPI_Request io[IO_MAX];                                                \
+    uintptr_t fh;                                                          \
+    PMON_REAL(real_##NAME, NAME)                                           \
+    if (pmon__mpiio_depth > 0)                                             \
+      return f ARGS;                                                       \
+    if ((fh = io_among(RQ, N, io, ix, &k)) != 0)                           \
+      c = __atomic_load_n(&pmon__mpiio_clock, __ATOMIC_RELAXED);           \
+    if (c == PMON_IO_OFF) {                                                \
+      rc = f ARGS;                                                         \
+      io_forget(RQ, io, ix, k);                                            \
+      return rc;                                                           \
+    }                                                                      \
+    pmon__mpiio_depth++;                                                   \
+    if (fh != 0 && pmon__io_hot.freq_on)                                   \
+      pmon__io_freq_begin();                                               \
+    t0 = pmon__io_stamp(c);                                                \
+    if (fh == 0 && pmon__comm_hot.multiple)                                \
+      pmon__comm_begin(t0);                                                \
+    rc = f ARGS;                                                           \
+    t1 = pmon__io_stamp(c);                                                \
+    if (fh != 0) {                                                         \
+      if (pmon__io_hot.freq_on)                                            \
+        pmon__io_freq_end(t1);                                             \
+      io_forget(RQ, io, ix, k);                                            \
+      pmon__io_call(fh, PMON_IO_END, 0, t0, t1, rc == MPI_SUCCESS);        \
+    } else {                                                               \
+      COUNTED(CALL, rc, 0, t0, t1);                                        \
+    }                                                                      \
+    pmon__mpiio_depth--;                                                   \
+    return rc;                                                             \
+  }                                                                        \
+  PMON_WRAPPER int P##NAME PARAMS __attribute__((alias(#NAME)));
+
+WRAP_DONE(MPI_Wait, WAIT, (MPI_Request *rq, MPI_Status *st), (rq, st), 1, rq)
+WRAP_DONE(MPI_Waitall, WAITALL, (int n, MPI_Request rq[], MPI_Status st[]),
+          (n, rq, st), n, rq)
+WRAP_DONE(MPI_Waitany, WAITANY,
+          (int n, MPI_Request rq[], int *idx, MPI_Status *st),
+          (n, rq, idx, st), n, rq)
+WRAP_DONE(MPI_Waitsome, WAITSOME,
+          (int n, MPI_Request rq[], int *out, int idx[], MPI_Status st[]),
+          (n, rq, out, idx, st), n, rq)
+WRAP_DONE(MPI_Test, TEST, (MPI_Request *rq, int *flag, MPI_Status *st),
+          (rq, flag, st), 1, rq)
+WRAP_DONE(MPI_Testall, TESTALL,
+          (int n, MPI_Request rq[], int *flag, MPI_Status st[]),
+          (n, rq, flag, st), n, rq)
+WRAP_DONE(MPI_Testany, TESTANY,
+          (int n, MPI_Request rq[], int *idx, int *flag, MPI_Status *st),
+          (n, rq, idx, flag, st), n, rq)
+WRAP_DONE(MPI_Testsome, TESTSOME,
+          (int n, MPI_Request rq[], int *out, int idx[], MPI_Status st[]),
+          (n, rq, out, idx, st), n, rq)
+
+/* A freed request is no longer in flight for pmon (its handle may come
+ * back for another call's). */
+typedef int real_request_free(MPI_Request *);
+PMON_WRAPPER int MPI_Request_free(MPI_Request *rq)
+{
+  MPI_Request was = rq != NULL ? *rq : MPI_REQUEST_NULL;
+  int rc;
+  PMON_REAL(real_request_free, MPI_Request_free)
+
+  rc = f(rq);
+  if (rc == MPI_SUCCESS && was != MPI_REQUEST_NULL &&
+      __atomic_load_n(&pmon__mpiio_reqs, __ATOMIC_RELAXED) != 0)
+    pmon__mpiio_req_done(&was);
+  return rc;
+}
+PMON_WRAPPER int PMPI_Request_free(MPI_Request *rq)
+  __attribute__((alias("MPI_Request_free")));
 
 /* Collectives: the bytes this rank sends plus those it receives.  A
- * buffer MPI_IN_PLACE counts as the data it stands for; an argument that
- * is significant only at the root is read only there. */
+ * buffer MPI_IN_PLACE counts as the data it stands for; an argument is
+ * read only where the standard makes it significant. */
 static inline int in_place(const void *p)
 {
   return p == MPI_IN_PLACE;
 }
 
-#define IS_ROOT (me(comm) == root)
+/* The part this rank plays in a rooted collective on COMM with ROOT:
+ * AS_LEAF, it sends its block to the root (Gather, Reduce) or receives
+ * one (Scatter, Bcast); AS_ROOT, it receives the blocks or sends them.  On
+ * an intracommunicator the root does both; on an intercommunicator the
+ * root's group passes MPI_ROOT (the root) or MPI_PROC_NULL (neither: every
+ * argument is insignificant, none is read), the other group the root's
+ * rank (leaves). */
+enum { AS_LEAF = 1, AS_ROOT = 2 };
 
-#define B_BCAST tb(count, dt)
-#define B_REDUCE add(tb(count, dt), IS_ROOT ? tb(count, dt) : 0)
+static int part(MPI_Comm comm, int root)
+{
+  int inter = 0;
+
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+    return 0;
+  if (inter)
+    return root == MPI_ROOT ? AS_ROOT : root == MPI_PROC_NULL ? 0 : AS_LEAF;
+  return me(comm) == root ? AS_LEAF | AS_ROOT : AS_LEAF;
+}
+
+/* The size of COMM's own group (an intercommunicator's local group). */
+static int own(MPI_Comm comm)
+{
+  int n = 0;
+
+  return PMPI_Comm_size(comm, &n) == MPI_SUCCESS ? n : 0;
+}
+
+#define AS(P) (part(comm, root) & (P))
+
+#define B_BCAST (part(comm, root) ? tb(count, dt) : 0)
+#define B_REDUCE                                                           \
+  add(AS(AS_LEAF) ? tb(count, dt) : 0, AS(AS_ROOT) ? tb(count, dt) : 0)
 #define B_TWICE add(tb(count, dt), tb(count, dt))
 #define B_GATHER                                                           \
-  add(in_place(sbuf) ? 0 : tb(scount, sdt),                                \
-      IS_ROOT ? tb((MPI_Count)peers(comm) * rcount, rdt) : 0)
+  add(AS(AS_LEAF) && !in_place(sbuf) ? tb(scount, sdt) : 0,                \
+      AS(AS_ROOT) ? tb((MPI_Count)peers(comm) * rcount, rdt) : 0)
 #define B_GATHERV                                                          \
-  add(in_place(sbuf) ? 0 : tb(scount, sdt),                                \
-      IS_ROOT ? SUM(rcounts, peers(comm), rdt) : 0)
+  add(AS(AS_LEAF) && !in_place(sbuf) ? tb(scount, sdt) : 0,                \
+      AS(AS_ROOT) ? SUM(rcounts, peers(comm), rdt) : 0)
 #define B_SCATTER                                                          \
-  add(IS_ROOT ? tb((MPI_Count)peers(comm) * scount, sdt) : 0,              \
-      in_place(rbuf) ? 0 : tb(rcount, rdt))
+  add(AS(AS_ROOT) ? tb((MPI_Count)peers(comm) * scount, sdt) : 0,          \
+      AS(AS_LEAF) && !in_place(rbuf) ? tb(rcount, rdt) : 0)
 #define B_SCATTERV                                                         \
-  add(IS_ROOT ? SUM(scounts, peers(comm), sdt) : 0,                        \
-      in_place(rbuf) ? 0 : tb(rcount, rdt))
+  add(AS(AS_ROOT) ? SUM(scounts, peers(comm), sdt) : 0,                    \
+      AS(AS_LEAF) && !in_place(rbuf) ? tb(rcount, rdt) : 0)
 #define B_ALLGATHER                                                        \
   add(in_place(sbuf) ? tb(rcount, rdt) : tb(scount, sdt),                  \
       tb((MPI_Count)peers(comm) * rcount, rdt))
@@ -301,11 +427,13 @@ static inline int in_place(const void *p)
   add(in_place(sbuf) ? sum_w(rcounts, BIG, peers(comm), rdts)              \
                      : sum_w(scounts, BIG, peers(comm), sdts),             \
       sum_w(rcounts, BIG, peers(comm), rdts))
+/* Reduce_scatter's counts are one per rank of the local group, on an
+ * intercommunicator too (the groups' totals agree). */
 #define B_RSCATTER                                                         \
-  add(SUM(rcounts, peers(comm), dt),                                       \
+  add(SUM(rcounts, own(comm), dt),                                         \
       me(comm) >= 0 ? tb(rcounts[me(comm)], dt) : 0)
 #define B_RSCATTER_BLOCK                                                   \
-  add(tb((MPI_Count)peers(comm) * rcount, dt), tb(rcount, dt))
+  add(tb((MPI_Count)own(comm) * rcount, dt), tb(rcount, dt))
 
 /* The parameter lists, in count type N and displacement type D; R is
  * empty for a blocking call, ", MPI_Request *rq" for a non-blocking one. */

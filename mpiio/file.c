@@ -20,10 +20,12 @@
  *     outer one.
  *
  * A non-blocking call counts its bytes when it is posted, a split
- * collective at its _begin; the time of the wait is not I/O time here.
+ * collective at its _begin; its request is kept, and the time of the
+ * Wait or Test that completes it is I/O time (comm.c).
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -35,6 +37,94 @@
 
 /* Calls of this thread inside a wrapper (mpiio.h). */
 #define depth pmon__mpiio_depth
+
+/* MPI-IO requests in flight (mpiio.h): open addressing on the handle,
+ * under a lock; PMON_MPIIO_REQS counts them for the fast answer. */
+static struct {
+  pthread_mutex_t lock;
+  uintptr_t rq[PMON_MPIIO_REQS], fh[PMON_MPIIO_REQS]; /* rq 0: empty */
+} reqs = {.lock = PTHREAD_MUTEX_INITIALIZER};
+int pmon__mpiio_reqs;
+
+static uintptr_t req_key(const MPI_Request *rq)
+{
+  uintptr_t k = 0;
+
+  _Static_assert(sizeof *rq <= sizeof k, "MPI_Request wider than a pointer");
+  memcpy(&k, rq, sizeof *rq);
+  return k;
+}
+
+/* The slot of K, or of the empty one where it would go (-1: full). */
+static int req_slot(uintptr_t k)
+{
+  unsigned h = (unsigned)((k * 0x9e3779b97f4a7c15u) >> 40) % PMON_MPIIO_REQS;
+
+  for (int i = 0; i < PMON_MPIIO_REQS; i++) {
+    unsigned j = (h + (unsigned)i) % PMON_MPIIO_REQS;
+
+    if (reqs.rq[j] == k || reqs.rq[j] == 0)
+      return (int)j;
+  }
+  return -1;
+}
+
+void pmon__mpiio_req_add(const MPI_Request *rq, uintptr_t fh)
+{
+  uintptr_t k;
+  int i;
+
+  if (rq == NULL || *rq == MPI_REQUEST_NULL || (k = req_key(rq)) == 0)
+    return;
+  pthread_mutex_lock(&reqs.lock);
+  if ((i = req_slot(k)) >= 0) {
+    if (reqs.rq[i] == 0)
+      __atomic_add_fetch(&pmon__mpiio_reqs, 1, __ATOMIC_RELAXED);
+    reqs.rq[i] = k;
+    reqs.fh[i] = fh != 0 ? fh : 1;
+  }
+  pthread_mutex_unlock(&reqs.lock);
+}
+
+uintptr_t pmon__mpiio_req_file(const MPI_Request *rq)
+{
+  uintptr_t k, fh = 0;
+  int i;
+
+  if (rq == NULL || *rq == MPI_REQUEST_NULL || (k = req_key(rq)) == 0)
+    return 0;
+  pthread_mutex_lock(&reqs.lock);
+  if ((i = req_slot(k)) >= 0 && reqs.rq[i] == k)
+    fh = reqs.fh[i];
+  pthread_mutex_unlock(&reqs.lock);
+  return fh;
+}
+
+void pmon__mpiio_req_done(const MPI_Request *rq)
+{
+  uintptr_t k = rq != NULL ? req_key(rq) : 0;
+  int i, j;
+
+  if (k == 0)
+    return;
+  pthread_mutex_lock(&reqs.lock);
+  if ((i = req_slot(k)) >= 0 && reqs.rq[i] == k) {
+    /* Backward-shift deletion: the chain after the hole moves up. */
+    reqs.rq[i] = 0;
+    __atomic_sub_fetch(&pmon__mpiio_reqs, 1, __ATOMIC_RELAXED);
+    for (j = (i + 1) % PMON_MPIIO_REQS; reqs.rq[j] != 0;
+         j = (j + 1) % PMON_MPIIO_REQS) {
+      uintptr_t kk = reqs.rq[j], ff = reqs.fh[j];
+      int s;
+
+      reqs.rq[j] = 0;
+      s = req_slot(kk);
+      reqs.rq[s] = kk;
+      reqs.fh[s] = ff;
+    }
+  }
+  pthread_mutex_unlock(&reqs.lock);
+}
 
 /* The clock, or PMON_IO_OFF when calls are not counted. */
 static inline int clk(void)
@@ -179,6 +269,31 @@ static inline void freq_end(uint64_t t1)
   }                                                                        \
   PMON_WRAPPER int P##NAME PARAMS __attribute__((alias(#NAME)));
 
+/* A non-blocking call: as WRAP, and its request is kept until the Wait or
+ * Test that completes it, which then counts as I/O (comm.c). */
+#define WRAPI(NAME, KIND, PARAMS, ARGS, COUNT, DT)                         \
+  typedef int real_##NAME PARAMS;                                          \
+  PMON_WRAPPER int NAME PARAMS                                             \
+  {                                                                        \
+    uint64_t t0, t1;                                                       \
+    int rc, c = clk();                                                     \
+    REAL(real_##NAME, NAME)                                                \
+    if (depth > 0 || c == PMON_IO_OFF)                                     \
+      return f ARGS;                                                       \
+    depth++;                                                               \
+    freq_begin();                                                          \
+    t0 = pmon__io_stamp(c);                                                \
+    rc = f ARGS;                                                           \
+    t1 = pmon__io_stamp(c);                                                \
+    freq_end(t1);                                                          \
+    if (rc == MPI_SUCCESS)                                                 \
+      pmon__mpiio_req_add(rq, key(fh));                                    \
+    counted(key(fh), KIND, COUNT, DT, rc, t0, t1);                         \
+    depth--;                                                               \
+    return rc;                                                             \
+  }                                                                        \
+  PMON_WRAPPER int P##NAME PARAMS __attribute__((alias(#NAME)));
+
 /* The shapes of the data calls.  B is the buffer's type, N the count's. */
 #define RW(B, N) (MPI_File fh, B buf, N count, MPI_Datatype dt, MPI_Status *st)
 #define RW_A (fh, buf, count, dt, st)
@@ -220,16 +335,16 @@ static inline void freq_end(uint64_t t1)
   WRAP(MPI_File_write_at##S, WR, RWAT(WB, N), RWAT_A, count, dt)            \
   WRAP(MPI_File_read_at_all##S, RD, RWAT(RB, N), RWAT_A, count, dt)         \
   WRAP(MPI_File_write_at_all##S, WR, RWAT(WB, N), RWAT_A, count, dt)        \
-  WRAP(MPI_File_iread##S, RD, IRW(RB, N), IRW_A, count, dt)                     \
-  WRAP(MPI_File_iwrite##S, WR, IRW(WB, N), IRW_A, count, dt)                    \
-  WRAP(MPI_File_iread_all##S, RD, IRW(RB, N), IRW_A, count, dt)                 \
-  WRAP(MPI_File_iwrite_all##S, WR, IRW(WB, N), IRW_A, count, dt)                \
-  WRAP(MPI_File_iread_shared##S, RD, IRW(RB, N), IRW_A, count, dt)              \
-  WRAP(MPI_File_iwrite_shared##S, WR, IRW(WB, N), IRW_A, count, dt)             \
-  WRAP(MPI_File_iread_at##S, RD, IAT(RB, N), IAT_A, count, dt)              \
-  WRAP(MPI_File_iwrite_at##S, WR, IAT(WB, N), IAT_A, count, dt)             \
-  WRAP(MPI_File_iread_at_all##S, RD, IAT(RB, N), IAT_A, count, dt)          \
-  WRAP(MPI_File_iwrite_at_all##S, WR, IAT(WB, N), IAT_A, count, dt)         \
+  WRAPI(MPI_File_iread##S, RD, IRW(RB, N), IRW_A, count, dt)                     \
+  WRAPI(MPI_File_iwrite##S, WR, IRW(WB, N), IRW_A, count, dt)                    \
+  WRAPI(MPI_File_iread_all##S, RD, IRW(RB, N), IRW_A, count, dt)                 \
+  WRAPI(MPI_File_iwrite_all##S, WR, IRW(WB, N), IRW_A, count, dt)                \
+  WRAPI(MPI_File_iread_shared##S, RD, IRW(RB, N), IRW_A, count, dt)              \
+  WRAPI(MPI_File_iwrite_shared##S, WR, IRW(WB, N), IRW_A, count, dt)             \
+  WRAPI(MPI_File_iread_at##S, RD, IAT(RB, N), IAT_A, count, dt)              \
+  WRAPI(MPI_File_iwrite_at##S, WR, IAT(WB, N), IAT_A, count, dt)             \
+  WRAPI(MPI_File_iread_at_all##S, RD, IAT(RB, N), IAT_A, count, dt)          \
+  WRAPI(MPI_File_iwrite_at_all##S, WR, IAT(WB, N), IAT_A, count, dt)         \
   WRAP(MPI_File_read_all_begin##S, RD, BEGIN(RB, N), BEGIN_A, count, dt)    \
   WRAP(MPI_File_write_all_begin##S, WR, BEGIN(WB, N), BEGIN_A, count, dt)   \
   WRAP(MPI_File_read_ordered_begin##S, RD, BEGIN(RB, N), BEGIN_A, count,    \

@@ -4,6 +4,10 @@
 #ifndef PMON_MPIIO_H
 #define PMON_MPIIO_H
 
+#include <stdint.h>
+
+#include <mpi.h>
+
 /* A wrapper, and its PMPI_ alias: exported whatever the MPI's header
  * declares.  The library is built with -fvisibility=hidden; Open MPI's
  * mpi.h gives every MPI function default visibility, MPICH's does not, and
@@ -36,5 +40,20 @@ extern _Thread_local int pmon__mpiio_depth
       return MPI_ERR_OTHER;                                                \
     __atomic_store_n(&real_, f, __ATOMIC_RELAXED);                         \
   }
+
+/*
+ * MPI-IO requests in flight (file.c): the request of each non-blocking
+ * MPI-IO call, with its file, until the Wait or Test that completes it
+ * (comm.c: that call is then I/O, not communication) or MPI_Request_free.
+ * Up to PMON_MPIIO_REQS at once; one beyond is not told apart.
+ */
+#define PMON_MPIIO_REQS 1024
+void pmon__mpiio_req_add(const MPI_Request *rq, uintptr_t fh);
+/* The requests in flight now (a relaxed load: 0 is the fast answer). */
+extern int pmon__mpiio_reqs;
+/* The file of request RQ if it is one in flight, else 0. */
+uintptr_t pmon__mpiio_req_file(const MPI_Request *rq);
+/* Request RQ (its handle before the call that completed it) is done. */
+void pmon__mpiio_req_done(const MPI_Request *rq);
 
 #endif /* PMON_MPIIO_H */

@@ -4,6 +4,7 @@
  *
  *   comm_kernels pingpong|nonblocking|alltoall|allreduce M N [SECONDS]
  *   comm_kernels threads M N SECONDS
+ *   comm_kernels intercomm M
  *   comm_kernels results
  *
  * The kernels run N times on messages of M bytes, spread over SECONDS
@@ -20,7 +21,8 @@
  * with the threads' calls' time summed, and
  *   rank 0 union TIME_S
  * the time from the first thread's call to the last one's return.
- * "results" runs every wrapped call once or more, with
+ * With COMM_KERNELS_MULTIPLE set, every kernel runs under
+ * MPI_THREAD_MULTIPLE.  "results" runs every wrapped call once or more, with
  * results, statuses and error classes, and prints what it got, line by
  * line prefixed with the rank: the output must be the same with and
  * without the interception library.
@@ -207,6 +209,118 @@ static void threads(int m, int n, double seconds)
   }
 }
 
+/* --- intercommunicators --- */
+
+/*
+ * 3 ranks or more.  Group A is ranks 0 and 1, group B the others, joined
+ * by an intercommunicator.  In the rooted collectives A is the root's
+ * group: rank 0 passes MPI_ROOT with a count of 7 and MPI_DATATYPE_NULL
+ * for what is insignificant to it, rank 1 MPI_PROC_NULL with a count of 7
+ * and MPI_BYTE for everything (Open MPI checks the datatype even there);
+ * B passes the root's rank, 0, and 7, MPI_DATATYPE_NULL for the root's
+ * arguments.  Buffers are never NULL (MPICH checks them even there).  Each rank prints each call's time and the bytes through its
+ * buffers by the rule of pmon-comm(7).
+ */
+static void intercomm(int m)
+{
+  MPI_Comm local, inter;
+  int a = rank < 2, lsize, rsize, me_l, *cnt, *dis, root;
+  char *s, *r;
+  double t;
+
+  if (size < 3) {
+    if (rank == 0)
+      fprintf(stderr, "comm_kernels: intercomm needs 3 ranks or more\n");
+    return;
+  }
+  MPI_Comm_split(MPI_COMM_WORLD, a, rank, &local);
+  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, a ? 2 : 0, 9, &inter);
+  MPI_Comm_size(local, &lsize);
+  MPI_Comm_rank(local, &me_l);
+  MPI_Comm_remote_size(inter, &rsize);
+  root = a ? (rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+  s = calloc((size_t)m * 16, 1);
+  r = calloc((size_t)m * 16, 1);
+  cnt = malloc(16 * sizeof *cnt);
+  dis = malloc(16 * sizeof *dis);
+  for (int i = 0; i < 16; i++) {
+    cnt[i] = m;
+    dis[i] = i * m;
+  }
+#define TIMED(CALL, BYTES, ...)                                            \
+  do {                                                                     \
+    t = MPI_Wtime();                                                       \
+    __VA_ARGS__;                                                           \
+    say(CALL, MPI_Wtime() - t, (double)(BYTES));                           \
+  } while (0)
+  if (root == MPI_PROC_NULL) { /* every argument insignificant */
+    TIMED("MPI_Bcast", 0, MPI_Bcast(s, 7, MPI_BYTE, root, inter));
+    TIMED("MPI_Reduce", 0, MPI_Reduce(s, r, 7, MPI_BYTE,
+                                      MPI_BOR, root, inter));
+    TIMED("MPI_Gather", 0, MPI_Gather(s, 7, MPI_BYTE, r, 7,
+                                      MPI_BYTE, root, inter));
+    TIMED("MPI_Gatherv", 0, MPI_Gatherv(s, 7, MPI_BYTE, r,
+                                        cnt, dis, MPI_BYTE, root,
+                                        inter));
+    TIMED("MPI_Scatter", 0, MPI_Scatter(s, 7, MPI_BYTE, r, 7,
+                                        MPI_BYTE, root, inter));
+    TIMED("MPI_Scatterv", 0, MPI_Scatterv(s, cnt, dis,
+                                          MPI_BYTE, r, 7,
+                                          MPI_BYTE, root, inter));
+  } else if (root == MPI_ROOT) { /* receives the blocks, sends them */
+    TIMED("MPI_Bcast", m, MPI_Bcast(s, m, MPI_BYTE, root, inter));
+    TIMED("MPI_Reduce", m, MPI_Reduce(s, r, m, MPI_BYTE, MPI_BOR, root,
+                                      inter));
+    TIMED("MPI_Gather", rsize * m, MPI_Gather(s, 7, MPI_DATATYPE_NULL, r,
+                                              m, MPI_BYTE, root, inter));
+    TIMED("MPI_Gatherv", rsize * m, MPI_Gatherv(s, 7, MPI_DATATYPE_NULL,
+                                                r, cnt, dis, MPI_BYTE, root,
+                                                inter));
+    TIMED("MPI_Scatter", rsize * m, MPI_Scatter(s, m, MPI_BYTE, r, 7,
+                                                MPI_DATATYPE_NULL, root,
+                                                inter));
+    TIMED("MPI_Scatterv", rsize * m, MPI_Scatterv(s, cnt, dis, MPI_BYTE,
+                                                  r, 7, MPI_DATATYPE_NULL,
+                                                  root, inter));
+  } else { /* group B: sends its block, receives one */
+    TIMED("MPI_Bcast", m, MPI_Bcast(r, m, MPI_BYTE, root, inter));
+    TIMED("MPI_Reduce", m, MPI_Reduce(s, r, m, MPI_BYTE, MPI_BOR, root,
+                                      inter));
+    TIMED("MPI_Gather", m, MPI_Gather(s, m, MPI_BYTE, r, 7,
+                                      MPI_DATATYPE_NULL, root, inter));
+    TIMED("MPI_Gatherv", m, MPI_Gatherv(s, m, MPI_BYTE, r, cnt, dis,
+                                        MPI_DATATYPE_NULL, root, inter));
+    TIMED("MPI_Scatter", m, MPI_Scatter(s, 7, MPI_DATATYPE_NULL, r, m,
+                                        MPI_BYTE, root, inter));
+    TIMED("MPI_Scatterv", m, MPI_Scatterv(s, cnt, dis,
+                                          MPI_DATATYPE_NULL, r, m, MPI_BYTE,
+                                          root, inter));
+  }
+  /* Reduce_scatter: its counts are the local group's, and the groups'
+   * totals agree (A: m each, B: 2m over its ranks). */
+  {
+    int *rc = malloc((size_t)lsize * sizeof *rc); /* exactly: a read past
+                                                      it is seen by ASan */
+
+    for (int i = 0; i < lsize; i++)
+      rc[i] = a ? m : 2 * m / lsize;
+    TIMED("MPI_Reduce_scatter", 2 * m + rc[me_l],
+          MPI_Reduce_scatter(s, r, rc, MPI_BYTE, MPI_BOR, inter));
+    TIMED("MPI_Reduce_scatter_block", 2 * m + rc[me_l],
+          MPI_Reduce_scatter_block(s, r, rc[0], MPI_BYTE, MPI_BOR, inter));
+    free(rc);
+  }
+  TIMED("MPI_Allgather", m + rsize * m,
+        MPI_Allgather(s, m, MPI_BYTE, r, m, MPI_BYTE, inter));
+#undef TIMED
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&local);
+  free(s);
+  free(r);
+  free(cnt);
+  free(dis);
+}
+
 /* --- results --- */
 
 static unsigned long sum(const void *p, size_t n)
@@ -374,6 +488,35 @@ static void results(void)
   st("bcast from no root", rc, NULL);
   rc = MPI_Allreduce(a, b, K, MPI_DATATYPE_NULL, MPI_SUM, comm);
   st("allreduce of no type", rc, NULL);
+
+  /* An intercommunicator: ranks 0 and 1 (0 the root, 1 MPI_PROC_NULL)
+   * and the others, the rooted collectives and a Reduce_scatter. */
+  if (size >= 3) {
+    MPI_Comm local, inter;
+    int g = rank < 2, root = g ? (rank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    int ls, rs, one[16];
+
+    MPI_Comm_split(comm, g, rank, &local);
+    MPI_Intercomm_create(local, 0, comm, g ? 2 : 0, 11, &inter);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    MPI_Comm_size(local, &ls);
+    MPI_Comm_remote_size(inter, &rs);
+    memset(b, 0, sizeof b);
+    rc = MPI_Bcast(g ? a : b, K, MPI_INT, root, inter);
+    res("inter bcast", rc, b, K * sizeof *b);
+    rc = MPI_Gather(a, K, MPI_INT, b, K, MPI_INT, root, inter);
+    res("inter gather", rc, b, (size_t)(rank == 0 ? rs : 1) * K * sizeof *b);
+    memset(b, 0, sizeof b);
+    rc = MPI_Scatter(a, K, MPI_INT, b, K, MPI_INT, root, inter);
+    res("inter scatter", rc, b, K * sizeof *b);
+    for (int i = 0; i < ls; i++)
+      one[i] = g ? K : 2 * K / ls;
+    memset(b, 0, sizeof b);
+    rc = MPI_Reduce_scatter(a, b, one, MPI_INT, MPI_SUM, inter);
+    res("inter reduce_scatter", rc, b, (size_t)one[0] * sizeof *b);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+  }
   MPI_Comm_free(&comm);
 }
 
@@ -382,7 +525,8 @@ int main(int argc, char **argv)
   int m = argc > 2 ? atoi(argv[2]) : 0, n = argc > 3 ? atoi(argv[3]) : 0;
   char *buf;
 
-  if (argc > 1 && strcmp(argv[1], "threads") == 0) {
+  if (argc > 1 && (strcmp(argv[1], "threads") == 0 ||
+                   getenv("COMM_KERNELS_MULTIPLE") != NULL)) {
     int provided = 0;
 
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -417,6 +561,8 @@ int main(int argc, char **argv)
     alltoall(m, n);
   else if (strcmp(argv[1], "allreduce") == 0)
     allreduce(buf, m, n);
+  else if (strcmp(argv[1], "intercomm") == 0)
+    intercomm(m);
   else if (strcmp(argv[1], "threads") == 0)
     threads(m, n, argc > 4 ? atof(argv[4]) : 1);
   else if (strcmp(argv[1], "results") == 0)
