@@ -138,6 +138,7 @@ static struct {
   pthread_mutex_t lock;
   char *io_text;  /* the rank's I/O as lib/io.c last gave it */
   size_t io_len;
+  uint64_t *stage; /* the slot's next content, made here and then copied */
 } pubs = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The process's distinct names, for PMON_MAX_REGIONS. */
@@ -576,6 +577,30 @@ static size_t block_size(struct region *r)
   return ALIGN8(lay.off_name + strlen(name_of(r)) + 1);
 }
 
+/*
+ * The slot is a sequence lock that the leader's spool thread copies while
+ * the rank may be writing it: a copy torn by a write is thrown away (its
+ * sequence moved).  The data go in and out as relaxed atomic words, so
+ * that no access is a data race (none for ThreadSanitizer either); the
+ * writer makes the content in a buffer of its own first.  N is rounded
+ * up to whole words (the slot's size is).
+ */
+static void slot_put(char *dst, const uint64_t *src, size_t n)
+{
+  uint64_t *d = (uint64_t *)(void *)dst;
+
+  for (size_t i = 0; i < (n + 7) / 8; i++)
+    __atomic_store_n(&d[i], src[i], __ATOMIC_RELAXED);
+}
+
+static void slot_get(uint64_t *dst, const char *src, size_t n)
+{
+  const uint64_t *s = (const uint64_t *)(const void *)src;
+
+  for (size_t i = 0; i < (n + 7) / 8; i++)
+    dst[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+}
+
 /* Rewrites the rank's slot from every thread's latest copy and the I/O
  * text: {I/O bytes (8), the text on 8 bytes, the chunks}.  pubs.lock
  * held. */
@@ -585,17 +610,19 @@ static void write_slot(uint64_t now)
   struct pmon_pub *p = g->pub;
   uint64_t seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
   uint64_t iolen = pubs.io_len;
+  char *b;
   size_t off;
   uint32_t left = 0;
 
-  /* Odd while it is written. */
-  atomic_store_explicit(&p->seq, seq + 1, memory_order_relaxed);
-  atomic_thread_fence(memory_order_release);
+  if (pubs.stage == NULL &&
+      (pubs.stage = calloc((PUB_DATA + 7) / 8, 8)) == NULL)
+    return; /* the slot stays as it was */
+  b = (char *)pubs.stage;
   if (8 + ALIGN8(iolen) > PUB_DATA / 2)
     iolen = 0; /* io.c keeps it under a quarter of the slot */
-  memcpy(p->data, &iolen, 8);
+  memcpy(b, &iolen, 8);
   if (iolen > 0)
-    memcpy(p->data + 8, pubs.io_text, iolen);
+    memcpy(b + 8, pubs.io_text, iolen);
   off = 8 + ALIGN8(iolen);
   pthread_mutex_lock(&g->threads_lock);
   for (struct pmon_thread *x = g->threads; x != NULL; x = x->next) {
@@ -608,14 +635,18 @@ static void write_slot(uint64_t now)
       left += x->pub_n;
       continue;
     }
-    memcpy(p->data + off, &c, sizeof c);
-    memcpy(p->data + off + sizeof c, x->pub_buf, x->pub_len);
+    memcpy(b + off, &c, sizeof c);
+    memcpy(b + off + sizeof c, x->pub_buf, x->pub_len);
     off += sizeof c + x->pub_len;
   }
   pthread_mutex_unlock(&g->threads_lock);
-  p->len = off;
-  p->left_out = left;
-  p->t_ns = now;
+  /* Odd while it is written. */
+  atomic_store_explicit(&p->seq, seq + 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
+  slot_put(p->data, pubs.stage, off);
+  __atomic_store_n(&p->len, (uint64_t)off, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->left_out, left, __ATOMIC_RELAXED);
+  __atomic_store_n(&p->t_ns, now, __ATOMIC_RELAXED);
   atomic_store_explicit(&p->seq, seq + 2, memory_order_release);
 }
 
@@ -1028,7 +1059,7 @@ static long read_slot(const struct pmon_pub *p, char *buf, int *rank,
 {
   for (int tries = 0; tries < 100; tries++) {
     uint64_t s0 = atomic_load_explicit(&p->seq, memory_order_acquire), s1;
-    uint64_t len = p->len;
+    uint64_t len = __atomic_load_n(&p->len, __ATOMIC_RELAXED);
 
     if (s0 & 1 || len > PUB_DATA) {
       struct timespec ts = {0, 100000};
@@ -1037,8 +1068,8 @@ static long read_slot(const struct pmon_pub *p, char *buf, int *rank,
       continue;
     }
     *rank = p->rank;
-    *left = p->left_out;
-    memcpy(buf, p->data, len);
+    *left = __atomic_load_n(&p->left_out, __ATOMIC_RELAXED);
+    slot_get((uint64_t *)(void *)buf, p->data, len);
     atomic_thread_fence(memory_order_acquire);
     s1 = atomic_load_explicit(&p->seq, memory_order_relaxed);
     if (s0 == s1)
@@ -1229,6 +1260,8 @@ void pmon__regions_free(void)
   lay.done = 0;
   pthread_mutex_lock(&pubs.lock);
   free(pubs.io_text);
+  free(pubs.stage);
+  pubs.stage = NULL;
   pubs.io_text = NULL;
   pubs.io_len = 0;
   pthread_mutex_unlock(&pubs.lock);

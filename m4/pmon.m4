@@ -176,18 +176,23 @@ AC_DEFUN([PMON_WARNINGS], [
   AC_SUBST([PMON_CFLAGS])
 ])
 
-# PMON_SANITIZE: --enable-sanitizers builds everything with ASan + UBSan.
+# PMON_SANITIZE: --enable-sanitizers builds everything with ASan + UBSan,
+# --enable-sanitizers=thread with ThreadSanitizer (they do not mix).
 AC_DEFUN([PMON_SANITIZE], [
   AC_ARG_ENABLE([sanitizers],
-    [AS_HELP_STRING([--enable-sanitizers],
-                    [build with AddressSanitizer and UndefinedBehaviorSanitizer])],
+    [AS_HELP_STRING([--enable-sanitizers@<:@=thread@:>@],
+                    [build with AddressSanitizer and UndefinedBehaviorSanitizer, or with ThreadSanitizer])],
     [], [enable_sanitizers=no])
-  AS_IF([test "x$enable_sanitizers" = xyes], [
-    SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+  AS_CASE([$enable_sanitizers],
+    [yes], [SAN_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"],
+    [thread], [SAN_FLAGS="-fsanitize=thread -fno-omit-frame-pointer"],
+    [no], [SAN_FLAGS=],
+    [AC_MSG_ERROR([--enable-sanitizers=$enable_sanitizers: yes, thread or no])])
+  AS_IF([test -n "$SAN_FLAGS"], [
     CFLAGS="$CFLAGS $SAN_FLAGS"
     FCFLAGS="$FCFLAGS $SAN_FLAGS"
     LDFLAGS="$LDFLAGS $SAN_FLAGS"])
-  AM_CONDITIONAL([ENABLE_SANITIZERS], [test "x$enable_sanitizers" = xyes])
+  AM_CONDITIONAL([ENABLE_SANITIZERS], [test "x$enable_sanitizers" != xno])
 ])
 
 # PMON_VISIBILITY: export only what PMON_EXTERN marks.
