@@ -16,7 +16,8 @@
  * files and the read is retried, up to TRIES times, until both agree.  The
  * files are read five times per publication period and a reading whose
  * freshness has not moved is marked stale, so each new value is stamped
- * with the time it was first seen: at most a fifth of the period late.
+ * half-way between the reading that first saw it and the one before
+ * (lib/meter.c): at most a tenth of the period off.
  * A controller that stops publishing (freshness, or without it every
  * counter, standing still for ten publication periods) is frozen for the
  * core: that time is not counted.
@@ -262,7 +263,7 @@ static int pm_open(struct pmon_meter *m)
     return rc;
   }
   /* Read five times per publication (default 10 Hz), so that a new value
-   * is time-stamped within a fifth of the publication period. */
+   * is time-stamped within a tenth of the publication period. */
   if (hz > 0 && hz <= 1000)
     m->interval_s = 1.0 / (double)hz;
   /* Frozen: ten publications missed.  With freshness that is all it

@@ -151,6 +151,8 @@ struct pmon_mstate {
                                time unchanged) until one comes; the span
                                from fresh_ns to it is not counted */
   unsigned long stale;      /* frozen spans */
+  uint64_t seen_ns;         /* the previous good reading, new or not */
+  int seen_old;             /* and it brought nothing new */
 
   /* The poller thread that reads this meter (leader only). */
   pthread_t poller;

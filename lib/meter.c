@@ -593,6 +593,8 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
     memcpy(ms->prev_w, r->watts, sizeof r->watts);
     ms->prev_ns = t;
     ms->fresh_ns = t;
+    ms->seen_ns = t;
+    ms->seen_old = 0;
     ms->primed = 1;
     return 0;
   }
@@ -600,6 +602,26 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
    * driver marks stale; a device that brings nothing new for longer than
    * its stale_s is frozen. */
   news = !r->stale && !counts_same(ms, r);
+  /* A counter published at its own pace (pm_counters ten times a second,
+   * read five times as often) moved somewhere between the previous
+   * reading, which saw the old value, and this one: stamped half-way, it
+   * is as often early as late.  Stamped when first seen, it would always
+   * be late, by more when the reading thread waited for a processor (on
+   * a node whose ranks keep every core busy): the energy of a span that
+   * starts in a busy time and ends in a quiet one would come out high.
+   * Not the forced reading of finalize, which ends what the node knows:
+   * the spans up to it are all counted. */
+  if (news && ms->seen_old && !ms->frozen && !force &&
+      (m->flags & PMON_DRV_COUNTER) && t > ms->seen_ns &&
+      ms->seen_ns > ms->prev_ns) {
+    uint64_t seen = t;
+
+    t = ms->seen_ns + (t - ms->seen_ns) / 2;
+    ms->seen_ns = seen;
+  } else {
+    ms->seen_ns = t;
+  }
+  ms->seen_old = !news;
   if (!news) {
     if (m->stale_s > 0 && !ms->frozen &&
         t - ms->fresh_ns > (uint64_t)(m->stale_s * 1e9)) {
