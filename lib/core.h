@@ -153,6 +153,8 @@ struct pmon_mstate {
   unsigned long stale;      /* frozen spans */
   uint64_t seen_ns;         /* the previous good reading, new or not */
   int seen_old;             /* and it brought nothing new */
+  int anchoring;            /* in pmon__meters_sample_all(): stamped at
+                               the reading, not half-way */
 
   /* The poller thread that reads this meter (leader only). */
   pthread_t poller;

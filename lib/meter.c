@@ -609,9 +609,10 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
    * be late, by more when the reading thread waited for a processor (on
    * a node whose ranks keep every core busy): the energy of a span that
    * starts in a busy time and ends in a quiet one would come out high.
-   * Not the forced reading of finalize, which ends what the node knows:
-   * the spans up to it are all counted. */
-  if (news && ms->seen_old && !ms->frozen && !force &&
+   * Not the readings of init and finalize (pmon__meters_sample_all()),
+   * which anchor the node's span: stamped at once, they cover what the
+   * ranks did up to then. */
+  if (news && ms->seen_old && !ms->frozen && !force && !ms->anchoring &&
       (m->flags & PMON_DRV_COUNTER) && t > ms->seen_ns &&
       ms->seen_ns > ms->prev_ns) {
     uint64_t seen = t;
@@ -756,6 +757,7 @@ void pmon__meters_sample_all(uint64_t now)
     /* Wait, a bounded time, for a value published after NOW: at init it
      * anchors the timeline, at finalize it covers the last region end.
      * After the limit a stale value is taken, stamped now. */
+    ms->anchoring = 1;
     if (!ms->primed)
       sample_one(i, 0);
     /* A meter that fails is tried once: its trouble must not hold the
@@ -765,6 +767,7 @@ void pmon__meters_sample_all(uint64_t now)
         break;
       nanosleep(&nap, NULL);
     }
+    ms->anchoring = 0;
     ms->due_ns = pmon__now_ns() + period;
   }
   /* With several meters in the total, the history's point for the first
