@@ -247,8 +247,9 @@ static inline void freq_end(uint64_t t1)
 }
 
 /* A call that moves COUNT elements of DT (KIND READ or WRITE), or none
- * (KIND END: the _end of a split collective; or META). */
-#define WRAP(NAME, KIND, PARAMS, ARGS, COUNT, DT)                          \
+ * (KIND END: the _end of a split collective; or META).  POSTED runs after
+ * the real call, before it is counted. */
+#define WRAP_AS(NAME, KIND, PARAMS, ARGS, COUNT, DT, POSTED)               \
   typedef int real_##NAME PARAMS;                                          \
   PMON_WRAPPER int NAME PARAMS                                             \
   {                                                                        \
@@ -263,36 +264,21 @@ static inline void freq_end(uint64_t t1)
     rc = f ARGS;                                                           \
     t1 = pmon__io_stamp(c);                                                \
     freq_end(t1);                                                          \
+    POSTED                                                                 \
     counted(key(fh), KIND, COUNT, DT, rc, t0, t1);                         \
     depth--;                                                               \
     return rc;                                                             \
   }                                                                        \
   PMON_WRAPPER int P##NAME PARAMS __attribute__((alias(#NAME)));
 
-/* A non-blocking call: as WRAP, and its request is kept until the Wait or
- * Test that completes it, which then counts as I/O (comm.c). */
+#define WRAP(NAME, KIND, PARAMS, ARGS, COUNT, DT)                          \
+  WRAP_AS(NAME, KIND, PARAMS, ARGS, COUNT, DT, )
+
+/* A non-blocking call: its request is kept until the Wait or Test that
+ * completes it, which then counts as I/O (comm.c). */
 #define WRAPI(NAME, KIND, PARAMS, ARGS, COUNT, DT)                         \
-  typedef int real_##NAME PARAMS;                                          \
-  PMON_WRAPPER int NAME PARAMS                                             \
-  {                                                                        \
-    uint64_t t0, t1;                                                       \
-    int rc, c = clk();                                                     \
-    REAL(real_##NAME, NAME)                                                \
-    if (depth > 0 || c == PMON_IO_OFF)                                     \
-      return f ARGS;                                                       \
-    depth++;                                                               \
-    freq_begin();                                                          \
-    t0 = pmon__io_stamp(c);                                                \
-    rc = f ARGS;                                                           \
-    t1 = pmon__io_stamp(c);                                                \
-    freq_end(t1);                                                          \
-    if (rc == MPI_SUCCESS)                                                 \
-      pmon__mpiio_req_add(rq, key(fh));                                    \
-    counted(key(fh), KIND, COUNT, DT, rc, t0, t1);                         \
-    depth--;                                                               \
-    return rc;                                                             \
-  }                                                                        \
-  PMON_WRAPPER int P##NAME PARAMS __attribute__((alias(#NAME)));
+  WRAP_AS(NAME, KIND, PARAMS, ARGS, COUNT, DT,                             \
+          if (rc == MPI_SUCCESS) pmon__mpiio_req_add(rq, key(fh));)
 
 /* The shapes of the data calls.  B is the buffer's type, N the count's. */
 #define RW(B, N) (MPI_File fh, B buf, N count, MPI_Datatype dt, MPI_Status *st)
