@@ -443,13 +443,14 @@ void pmon__iofreq_stop(void)
 
 void pmon__iofreq_finish(void)
 {
-  const struct pmon_freq_shared *s = &pmon__g.sh->freq;
+  const struct pmon_freq_shared *s;
   char buf[VALUE_MAX];
   int rc;
 
-  if (!q.on || !pmon__g.leader || q.finished)
+  if (!q.on || !pmon__g.leader || q.finished || pmon__g.sh == NULL)
     return;
   q.finished = 1;
+  s = &pmon__g.sh->freq;
   /* Every rank has left: the job leaves the node's record, and every CPU
    * goes where the jobs still there want it, or back to its limit from
    * before them.  Without the record, back to that limit. */
@@ -468,10 +469,11 @@ void pmon__iofreq_finish(void)
 
 json_t *pmon__iofreq_node_json(void)
 {
-  const struct pmon_freq_shared *s = &pmon__g.sh->freq;
+  const struct pmon_freq_shared *s;
 
-  if (!q.on)
+  if (!q.on || pmon__g.sh == NULL)
     return json_null();
+  s = &pmon__g.sh->freq;
   return json_pack("{s:i, s:i, s:i, s:f, s:b, s:i, s:s?}", "requested_mhz",
                    (int)q.mhz, "cpus", q.n, "switches", (int)s->switches,
                    "capped_s", (double)s->capped_ns * 1e-9, "restored",
