@@ -607,11 +607,22 @@ int main(int argc, char **argv)
                "MPI_File_open", path);
     run_compute(&o, comp, fh, &written);
     if (o.approach == TP) {
-      MPI_Offset len;
-
-      ex_check(MPI_File_get_size(fh, &len), "MPI_File_get_size", path);
+      /* Another rank's part may still be on its way to the file when
+       * this rank's MPI_File_write_at_all returns (ROMIO's aggregators
+       * write their own share): the size is read once every rank has
+       * closed the file, which MPI-IO's consistency rules make final. */
       ex_check(MPI_File_close(&fh), "MPI_File_close", path);
-      written = rank == 0 ? (long long)len : 0; /* the file, once */
+      ex_check(MPI_Barrier(comp), "MPI_Barrier", NULL);
+      written = 0;
+      if (rank == 0) { /* the file, once */
+        struct stat sb;
+
+        if (stat(path, &sb) != 0) {
+          fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+          ex_fail();
+        }
+        written = (long long)sb.st_size;
+      }
     }
   }
   t = now() - t0;
