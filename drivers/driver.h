@@ -20,10 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "roots.h" /* the ground floor a driver stands on (base/) */
+#include "spec.h"
+
 #define PMON_CH_MAX 16      /* channels per meter */
 #define PMON_CH_NAME_MAX 32 /* channel name, with its NUL */
-#define PMON_SPEC_MAX 512   /* a meter specification, with its NUL */
-#define PMON_PARAM_MAX 16   /* key=value parameters per specification */
 
 /* Driver flags. */
 enum {
@@ -79,32 +80,6 @@ struct pmon_channel {
 /* A counter channel whose max_watts is 0 is assumed to draw at most this
  * much, for the wrap guard. */
 #define PMON_WRAP_WATTS 2000.0
-
-#define PMON_SECRET_MAX 8 /* secrets per specification */
-
-/*
- * A parsed meter specification: driver[:path][?key=value[&key=value]].
- * A path of the form //USERINFO@HOST... (a URI's authority) loses its
- * USERINFO to the secrets: "user" (and "password" after a ':'), so that
- * TEXT and PATH, which messages and the report show, hold no secret.  The
- * site file adds more secrets (pmon-site(5)).  A driver reads them with
- * pmon__spec_secret() and never copies them anywhere that is shown.
- */
-struct pmon_spec {
-  char text[PMON_SPEC_MAX];   /* as written, less secrets: for messages */
-  char driver[32];
-  char path[PMON_SPEC_MAX];   /* "" when absent */
-  int nparams;
-  struct {
-    char key[32];
-    char value[128];
-  } params[PMON_PARAM_MAX];
-  int nsecrets;
-  struct {
-    char key[32];
-    char value[256];
-  } secrets[PMON_SECRET_MAX];
-};
 
 /* Events a reading may carry. */
 enum {
@@ -207,52 +182,9 @@ extern const struct pmon_driver *const pmon__drivers[];
 /* The driver named NAME, or NULL. */
 const struct pmon_driver *pmon__driver_find(const char *name);
 
-/* Parse TEXT into *SPEC.  PMON_ECONFIG with a message when malformed. */
-int pmon__spec_parse(const char *text, struct pmon_spec *spec);
-
-/* The value of parameter KEY, or NULL. */
-const char *pmon__spec_get(const struct pmon_spec *spec, const char *key);
-
-/* The secret KEY ("user", "password", "community", ...), or NULL. */
-const char *pmon__spec_secret(const struct pmon_spec *spec, const char *key);
-
-/* Add the secret KEY=VALUE to SPEC (a later one of the same KEY wins).
- * PMON_ECONFIG when there is no room; the message names KEY only. */
-int pmon__spec_add_secret(struct pmon_spec *spec, const char *key,
-                          const char *value);
-
-/*
- * Parameter KEY as a number in [LO, HI] into *OUT; DEF when absent.
- * PMON_ECONFIG with a message when it is not such a number.
- */
-int pmon__spec_double(const struct pmon_spec *spec, const char *key,
-                      double def, double lo, double hi, double *out);
-
-/* Fail with PMON_ECONFIG when SPEC has a parameter not in KNOWN (NULL
- * terminated). */
-int pmon__spec_check_keys(const struct pmon_spec *spec,
-                          const char *const *known);
-
 /* Add a channel to M; returns its index, or -1 when M is full. */
 int pmon__meter_add_channel(struct pmon_meter *m, const char *name,
                             enum pmon_domain domain, unsigned flags,
                             double scale, uint64_t range);
-
-/*
- * The root of the sysfs, procfs and device trees ("/sys", "/proc", "/dev"
- * unless PMON_SYSFS_ROOT, PMON_PROC_ROOT or PMON_DEV_ROOT say otherwise).
- */
-const char *pmon__sysfs_root(void);
-const char *pmon__proc_root(void);
-const char *pmon__dev_root(void);
-
-/*
- * The aggregate "cpu" line at the start of BUF, the text of /proc/stat:
- * *BUSY gets the jiffies of user, nice, system, irq, softirq and steal
- * time, *TOTAL those and idle and iowait.  0, or PMON_EFORMAT when BUF
- * does not start with a "cpu" line of at least 4 numbers.
- */
-int pmon__proc_stat_cpu(const char *buf, unsigned long long *busy,
-                        unsigned long long *total);
 
 #endif /* PMON_DRIVER_H */

@@ -21,8 +21,10 @@
 
 #include <mpi.h>
 
+#include "clock.h"
 #include "driver.h"
 #include "log.h"
+#include "signals.h"
 
 #define PMON_METER_MAX 8   /* meters per node */
 #define PMON_RING 4096     /* samples kept per meter in the timeline */
@@ -191,12 +193,12 @@ enum pmon_phase {
 struct pmon_thread;
 
 /* lib/iofreq.c: PMON_IO_FREQ; every rank opens the node's CPUs' clock
- * limits at init; a rank enters when it opens an I/O phase (lib/io.c) and
- * leaves after it (its own thread), or when it stops (finalize); the
- * leader's io.freq_policy, and the job's from the nodes'. */
+ * limits at init; a rank enters when it opens an I/O phase (lib/io.c
+ * calls the hook it set) and leaves after it (its own thread), or when it
+ * stops (finalize); the leader's io.freq_policy, and the job's from the
+ * nodes'. */
 int pmon__iofreq_config(void);
 void pmon__iofreq_open(void);
-void pmon__iofreq_enter(void);
 void pmon__iofreq_stop(void);
 /* The leader, once every rank of the node has stopped: the job out of
  * the node's record, and the CPUs settled; _node_json() then says so. */
@@ -204,11 +206,11 @@ void pmon__iofreq_finish(void);
 struct json_t *pmon__iofreq_node_json(void);
 struct json_t *pmon__iofreq_job(struct json_t *nodes);
 void pmon__iofreq_close(void);
-/* The cap again after pmon__iofreq_restore_now() (preload.h), if the
- * node is still in a phase; async-signal-safe. */
-void pmon__iofreq_recap_now(void);
 /* lib/io.c for it: a stamp now (pmon__io_stamp()), the ns since stamp T,
- * and the gap. */
+ * and the gap; FN (NULL: none) is called when the rank opens an I/O
+ * phase, and by a call while pmon__io_hot.freq_out says the rank is out
+ * of its phase.  io.c stands below iofreq.c and reaches it only so. */
+void pmon__io_phase_hook(void (*fn)(void));
 uint64_t pmon__io_now(void);
 uint64_t pmon__io_age_ns(uint64_t t);
 uint64_t pmon__io_gap_ns(void);
@@ -285,6 +287,8 @@ struct pmon_state {
   int nspecs;
   int automatic;      /* PMON_METERS=auto */
   int quiet;
+  double spool_interval_s; /* PMON_SPOOL_INTERVAL, 0: no spool (set by
+                              pmon__spool_config()) */
   int timeline;       /* PMON_TIMELINE: slices of each node's timeline in
                          the report, 0 for none */
   int cpu_fd;         /* leader: /proc/stat for the timeline, -1 */
@@ -303,15 +307,6 @@ struct pmon_state {
 };
 
 extern struct pmon_state pmon__g;
-
-/* Monotonic time in nanoseconds. */
-static inline uint64_t pmon__now_ns(void)
-{
-  struct timespec ts;
-
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* lib/meter.c */
 int pmon__meters_parse(const char *list);
@@ -513,8 +508,11 @@ struct json_t *pmon__node_record(struct json_t *ranks,
  * REGIONS (the job's region records), and print the summary; rank 0.
  * Where PMON_OUTPUT cannot be written, one line says why and the report
  * goes to a new file in $TMPDIR or /tmp, named in that line; PMON_EOUTPUT
- * even then (and the spool stays: that file may be node-local). */
-int pmon__report(struct json_t *nodes, const struct pmon_rtab *regions);
+ * even then (and the spool stays: that file may be node-local).  SPOOL,
+ * the job's spool directory or NULL, is named when the report could not
+ * be written. */
+int pmon__report(struct json_t *nodes, const struct pmon_rtab *regions,
+                 const char *spool);
 
 /* The node's record for the spool, as of NOW (ns): as the report's, its
  * I/O from IO_RANKS and its timeline's regions from REGIONS (what
@@ -534,8 +532,6 @@ void pmon__output_path(char *buf, size_t size);
  * removes the node's file when the report was written, _rmdir the job's
  * directory once every node's is gone. */
 int pmon__spool_config(void);
-/* PMON_SPOOL_INTERVAL in seconds, 0 when there is no spool. */
-double pmon__spool_interval(void);
 void pmon__spool_start(void);
 void pmon__spool_stop(void);
 void pmon__spool_done(int report_written);
@@ -543,18 +539,5 @@ void pmon__spool_rmdir(void);
 /* The job's spool directory while this node's spool file holds the job
  * (before pmon__spool_done()), else NULL. */
 const char *pmon__spool_dir(void);
-
-/* The spool's last version, written now for SIGTERM: wakes the spool
- * thread and waits for it, at most 2 s; async-signal-safe. */
-void pmon__spool_last_write(void);
-
-/* Signals (lib/signals.c, which states the contract): the spool takes
- * SIGTERM, PMON_IO_FREQ SIGTERM, SIGINT and the fatal signals; the
- * program's action runs after pmon's, and goes back in place at _give
- * unless the program has put another since. */
-#define PMON_SIG_SPOOL 1
-#define PMON_SIG_CLOCK 2
-void pmon__signals_take(int feature);
-void pmon__signals_give(int feature);
 
 #endif /* PMON_CORE_H */

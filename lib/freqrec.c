@@ -44,6 +44,7 @@
 #include "beside.h"
 #include "env.h"
 #include "freqrec.h"
+#include "job.h"
 
 #define REC_MAGIC "pmon-iofreq-record 1"
 #define REC_MAX (1 << 20)  /* bytes a record may hold */
@@ -58,21 +59,16 @@ void pmon__freqrec_dir(char *buf, size_t size)
 
 void pmon__freqrec_job_key(char *buf, size_t size)
 {
-  static const char *const vars[] = {"SLURM_JOB_ID", "PBS_JOBID",
-                                     "LSB_JOBID", "FLUX_JOB_ID"};
+  const char *v = pmon__batch_job_id(NULL);
 
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-    const char *v = getenv(vars[i]);
-
-    if (v != NULL && *v != '\0') {
-      snprintf(buf, size, "%s", v);
-      for (char *p = buf; *p; p++)
-        if (*p <= ' ' || *p == 0x7f)
-          *p = '_';
-      return;
-    }
+  if (v == NULL) {
+    snprintf(buf, size, "pid-%ld", (long)getpid());
+    return;
   }
-  snprintf(buf, size, "pid-%ld", (long)getpid());
+  snprintf(buf, size, "%s", v);
+  for (char *p = buf; *p; p++)
+    if (*p <= ' ' || *p == 0x7f)
+      *p = '_';
 }
 
 unsigned long long pmon__freqrec_start_of(long pid)

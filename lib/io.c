@@ -225,7 +225,7 @@ int pmon__io_start(int multiple)
     hot->gap_t = (uint64_t)((double)io.gap_ns / io.scale);
   }
   io.pub_ns = pmon__g.pub != NULL
-                ? (uint64_t)(pmon__spool_interval() * 1e9) : 0;
+                ? (uint64_t)(pmon__g.spool_interval_s * 1e9) : 0;
   hot->pub_t = io.pub_ns > 0 ? pmon__io_stamp(io.clock) : UINT64_MAX;
   io.multiple = multiple;
   io.started = 1;
@@ -422,6 +422,22 @@ static void phase_close(void)
   hot->have = 0;
 }
 
+/* PMON_IO_FREQ's entry (pmon__io_phase_hook()), NULL when it is off. */
+static void (*phase_hook)(void);
+
+void pmon__io_phase_hook(void (*fn)(void))
+{
+  __atomic_store_n(&phase_hook, fn, __ATOMIC_RELEASE);
+}
+
+static void phase_opens(void)
+{
+  void (*fn)(void) = __atomic_load_n(&phase_hook, __ATOMIC_ACQUIRE);
+
+  if (fn != NULL)
+    fn();
+}
+
 /* The hot path: a call from T0 to T1 that moved BYTES extends the open
  * phase, or closes it and opens the next. */
 static void phase_add(uint64_t t0, uint64_t t1, uint64_t bytes)
@@ -432,7 +448,7 @@ static void phase_add(uint64_t t0, uint64_t t1, uint64_t bytes)
     hot->cur_bytes += bytes;
     /* A call that was in flight when PMON_IO_FREQ saw the phase idle. */
     if (__atomic_load_n(&hot->freq_out, __ATOMIC_RELAXED))
-      pmon__iofreq_enter();
+      phase_opens();
     return;
   }
   if (hot->have)
@@ -441,7 +457,7 @@ static void phase_add(uint64_t t0, uint64_t t1, uint64_t bytes)
   hot->cur1 = t1;
   hot->cur_bytes = bytes;
   hot->have = 1;
-  pmon__iofreq_enter(); /* PMON_IO_FREQ */
+  phase_opens(); /* PMON_IO_FREQ */
 }
 
 uint64_t pmon__io_now(void)

@@ -2,7 +2,7 @@
  * iofreq.c - PMON_IO_FREQ: while a node's ranks are in an I/O phase, the
  * clock of the node's CPUs is capped (scaling_max_freq), and the value
  * found at init is written back when the last of them leaves its phase,
- * at finalize, on SIGTERM, SIGINT and the fatal signals (lib/signals.c),
+ * at finalize, on SIGTERM, SIGINT and the fatal signals (base/signals.c),
  * at exit() before finalize and at MPI_Abort.  Only on request, only where
  * every file is writable; otherwise one line says why and nothing is
  * changed.
@@ -138,7 +138,7 @@ static void unlock_node(void)
 }
 
 /* Every CPU back to its value now, whatever the node's other ranks do:
- * the process is ending (lib/signals.c for SIGTERM, SIGINT and the fatal
+ * the process is ending (base/signals.c for SIGTERM, SIGINT and the fatal
  * signals; exit() before finalize; MPI_Abort).  Async-signal-safe:
  * pwrite() of strings made at init. */
 int pmon__iofreq_restore_now(void)
@@ -155,7 +155,7 @@ int pmon__iofreq_restore_now(void)
 
 /* After a signal whose handler returned: the cap again, if the node is
  * still in a phase.  Async-signal-safe. */
-void pmon__iofreq_recap_now(void)
+static void recap_now(void)
 {
   int saved = errno;
 
@@ -224,6 +224,8 @@ static int record(int active)
   free(r);
   return failed;
 }
+
+static void enter(void);
 
 void pmon__iofreq_open(void)
 {
@@ -312,7 +314,8 @@ void pmon__iofreq_open(void)
     q.exit_hook = atexit(at_exit) == 0;
   q.on = 1;
   q.armed = 1;
-  pmon__signals_take(PMON_SIG_CLOCK);
+  pmon__io_phase_hook(enter);
+  pmon__signals_take(PMON_SIG_CLOCK, pmon__iofreq_restore_now, recap_now);
   /* Out of a phase until the first call begins. */
   __atomic_store_n(&pmon__io_hot.freq_out, 1, __ATOMIC_SEQ_CST);
   __atomic_store_n(&pmon__io_hot.freq_on, 1, __ATOMIC_RELAXED);
@@ -343,7 +346,7 @@ static void leave(void)
  * none ended for the gap.  It says first that the rank is out (FREQ_OUT),
  * then looks at the calls in flight: a call that begins meanwhile sees
  * the one or the other is seen (both sequentially consistent), and its
- * pmon__iofreq_enter() waits for the lock this thread holds. */
+ * enter() waits for the lock this thread holds. */
 static void *watch(void *arg)
 {
   (void)arg;
@@ -379,7 +382,7 @@ void pmon__io_freq_begin(void)
 {
   __atomic_add_fetch(&q.inflight, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&pmon__io_hot.freq_out, __ATOMIC_SEQ_CST))
-    pmon__iofreq_enter();
+    enter();
 }
 
 void pmon__io_freq_end(uint64_t t1)
@@ -388,7 +391,7 @@ void pmon__io_freq_end(uint64_t t1)
   __atomic_sub_fetch(&q.inflight, 1, __ATOMIC_SEQ_CST);
 }
 
-void pmon__iofreq_enter(void)
+static void enter(void)
 {
   struct pmon_freq_shared *s;
 
@@ -514,6 +517,7 @@ void pmon__iofreq_close(void)
   pmon__iofreq_finish(); /* a failed init, or a discarded measurement */
   __atomic_store_n(&pmon__io_hot.freq_on, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&pmon__io_hot.freq_out, 0, __ATOMIC_SEQ_CST);
+  pmon__io_phase_hook(NULL);
   pmon__signals_give(PMON_SIG_CLOCK);
   q.armed = 0;
   for (int i = 0; q.fd != NULL && i < q.n; i++)

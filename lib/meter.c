@@ -111,35 +111,6 @@ int pmon__timeline_config(void)
   return 0;
 }
 
-void pmon__event(uint64_t t_ns, int meter, const char *type,
-                 const char *fmt, ...)
-{
-  struct pmon_state *g = &pmon__g;
-  struct pmon_event *ev;
-  char detail[sizeof ev->detail];
-  va_list ap;
-
-  va_start(ap, fmt);
-  vsnprintf(detail, sizeof detail, fmt, ap);
-  va_end(ap);
-  pmon__debug("%s: %s: %s",
-              meter >= 0 ? g->ms[meter].m.spec.text : g->node_name, type,
-              detail);
-  pthread_mutex_lock(&g->lock); /* the meters' pollers add events */
-  if (g->nevents < PMON_EVENT_MAX && g->events == NULL)
-    g->events = calloc(PMON_EVENT_MAX, sizeof *g->events);
-  if (g->nevents == PMON_EVENT_MAX || g->events == NULL) {
-    g->events_dropped++;
-  } else {
-    ev = &g->events[g->nevents++];
-    ev->t_ns = t_ns;
-    ev->meter = meter;
-    ev->type = type;
-    memcpy(ev->detail, detail, sizeof detail);
-  }
-  pthread_mutex_unlock(&g->lock);
-}
-
 /*
  * The wrap guard: a counter that wraps must be read at least twice in the
  * shortest time it can take to wrap (its range at the channel's highest

@@ -18,17 +18,9 @@
 #include "pmon.h"
 #include "core.h"
 #include "env.h"
+#include "job.h"
 #include "preload.h"
 #include "rtab.h"
-
-struct pmon_state pmon__g = {
-  .lock = PTHREAD_MUTEX_INITIALIZER,
-  .threads_lock = PTHREAD_MUTEX_INITIALIZER,
-  .world = MPI_COMM_NULL,
-  .node = MPI_COMM_NULL,
-  .leaders = MPI_COMM_NULL,
-  .cpu_fd = -1,
-};
 
 /* One lock for the phase changes (init, finalize), never for regions. */
 static pthread_mutex_t life = PTHREAD_MUTEX_INITIALIZER;
@@ -51,19 +43,14 @@ static void sanitise(char *s)
 /* The job id from the batch system, else made up from time, host, pid. */
 static void job_id(void)
 {
-  static const char *const vars[] = {"SLURM_JOB_ID", "PBS_JOBID",
-                                     "LSB_JOBID", "FLUX_JOB_ID"};
   struct pmon_state *g = &pmon__g;
+  const char *var, *v = pmon__batch_job_id(&var);
 
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-    const char *v = getenv(vars[i]);
-
-    if (v != NULL && *v != '\0') {
-      snprintf(g->jobid, sizeof g->jobid, "%s", v);
-      snprintf(g->jobid_source, sizeof g->jobid_source, "%s", vars[i]);
-      sanitise(g->jobid);
-      return;
-    }
+  if (v != NULL) {
+    snprintf(g->jobid, sizeof g->jobid, "%s", v);
+    snprintf(g->jobid_source, sizeof g->jobid_source, "%s", var);
+    sanitise(g->jobid);
+    return;
   }
   {
     struct tm tm;
@@ -407,7 +394,7 @@ static int finalize_locked(void)
   }
   json_decref(ranks);
   if (g->rank == 0 && nodes != NULL)
-    rc = keep_first(rc, wrote = pmon__report(nodes, &regions));
+    rc = keep_first(rc, wrote = pmon__report(nodes, &regions, pmon__spool_dir()));
   /* The spool goes once the report is whole: rank 0 says so. */
   if (g->leader) {
     int ok = g->rank == 0 && nodes != NULL && wrote == 0;

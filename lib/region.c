@@ -234,7 +234,7 @@ static void layout(void)
   if (lay.done)
     return;
   lay.done = 1;
-  pubs.period = (uint64_t)(pmon__spool_interval() * 1e9);
+  pubs.period = (uint64_t)(pmon__g.spool_interval_s * 1e9);
   lay.nmeters = sh != NULL ? sh->nmeters : 0;
   for (int m = 0; m < lay.nmeters; m++) {
     lay.choff[m] = (int)nch;

@@ -836,7 +836,7 @@ static void coverage_summary(json_t *nodes)
 }
 
 static void summary(const struct report_doc *rd, const char *path,
-                    int written)
+                    int written, const char *spool)
 {
   json_t *doc = rd->doc;
   json_t *job = json_object_get(doc, "job"), *e = json_object_get(doc, "energy_j");
@@ -911,9 +911,9 @@ static void summary(const struct report_doc *rd, const char *path,
   coverage_summary(rd->nodes);
   if (written)
     pmon__say("report: %s", path);
-  else if (pmon__spool_dir() != NULL)
+  else if (spool != NULL)
     pmon__say("report: not written; pmon-report rebuild %s makes it from "
-              "the spool", pmon__spool_dir());
+              "the spool", spool);
   else
     pmon__say("report: not written");
 }
@@ -933,7 +933,8 @@ static void region_names(json_t *job, const struct pmon_rtab *t)
                         json_integer((json_int_t)t->lost));
 }
 
-int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
+int pmon__report(json_t *nodes, const struct pmon_rtab *regions,
+                 const char *spool)
 {
   struct report_doc rd;
   struct pmon_state *g = &pmon__g;
@@ -1025,7 +1026,7 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions)
     pmon__fail(PMON_EOUTPUT, "%s", why);
   }
   if (!g->quiet)
-    summary(&rd, path, saved);
+    summary(&rd, path, saved, spool);
   free(rd.regions);
   json_decref(doc);
   return rc;

@@ -22,13 +22,13 @@
  * rank's MPI-IO calls (lib/io.c): the node's, with the energy of its I/O
  * phases, and its files.
  *
- * SIGTERM (the batch system's notice before SIGKILL): lib/signals.c
+ * SIGTERM (the batch system's notice before SIGKILL): base/signals.c
  * catches it for the leader, unless the program ignores it, and calls
- * pmon__spool_last_write(), which does only what is async-signal-safe:
+ * last_write(), which does only what is async-signal-safe:
  * it writes a byte to a pipe that wakes the spool thread and waits
  * (poll(), at most 2 s) for the byte the thread writes back once the
  * spool is written.  The signal then goes where the program sent it
- * (lib/signals.c says how).
+ * (base/signals.c says how).
  */
 #include "config.h"
 
@@ -90,12 +90,8 @@ int pmon__spool_config(void)
   }
   k = getenv(PMON_ENV_KEEP_SPOOL);
   sp.keep = k != NULL && *k != '\0' && strcmp(k, "0") != 0;
+  pmon__g.spool_interval_s = sp.interval_s;
   return 0;
-}
-
-double pmon__spool_interval(void)
-{
-  return sp.interval_s;
 }
 
 static void fail(const char *fmt, ...) PMON_PRINTF(1, 2);
@@ -223,9 +219,10 @@ static int write_spool(int sync)
   return 0;
 }
 
-/* SIGTERM (lib/signals.c): the spool thread writes now, and the handler
- * waits for it, at most TERM_WAIT_MS.  Async-signal-safe. */
-void pmon__spool_last_write(void)
+/* SIGTERM (base/signals.c): the spool thread writes now, and the handler
+ * waits for it, at most TERM_WAIT_MS.  Async-signal-safe; returns 0 (no
+ * second act if the program's handler returns). */
+static int last_write(void)
 {
   int wake = sp.wake[1], ack = sp.ack[0];
   char c = 't';
@@ -236,6 +233,7 @@ void pmon__spool_last_write(void)
     if (poll(&p, 1, TERM_WAIT_MS) > 0 && read(ack, &c, 1) < 0)
       c = 0;
   }
+  return 0;
 }
 
 /* The spool thread: writes at each interval, and at once when woken with
@@ -389,7 +387,7 @@ void pmon__spool_start(void)
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (!sp.started)
     return fail("cannot start its thread");
-  pmon__signals_take(PMON_SIG_SPOOL);
+  pmon__signals_take(PMON_SIG_SPOOL, last_write, NULL);
 }
 
 void pmon__spool_stop(void)

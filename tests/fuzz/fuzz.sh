@@ -73,7 +73,7 @@ mpi_libs=$(${MPICC:-mpicc} -showme:link 2>/dev/null) ||
   skip "no MPI link flags from ${MPICC:-mpicc} -showme or pkg-config"
 
 flags="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-cflags="$flags -I. -I$srcdir/include -I$srcdir/lib -I$srcdir/drivers \
+cflags="$flags -I. -I$srcdir/include -I$srcdir/base -I$srcdir/lib -I$srcdir/drivers \
 -I$srcdir/tools -DHAVE_CONFIG_H -DPMON_BUILDING_LIBRARY \
 ${FUZZ_CPPFLAGS:-} $mpi_cflags"
 libs="${FUZZ_LIBS:-} $mpi_libs -lm -ldl -pthread"
@@ -121,13 +121,13 @@ needs() {
 extra() {
   case $1 in
   report)
-    echo "$srcdir"/tools/report-*.c "$srcdir"/lib/beside.c
+    echo "$srcdir"/tools/report-*.c "$srcdir"/base/beside.c
     ;;
   spool) # fuzz_spool.c includes report-rebuild.c
     for f in "$srcdir"/tools/report-*.c; do
       [ "$f" = "$srcdir/tools/report-rebuild.c" ] || echo "$f"
     done
-    echo "$srcdir"/lib/beside.c
+    echo "$srcdir"/base/beside.c
     ;;
   esac
 }

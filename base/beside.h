@@ -1,7 +1,7 @@
 /*
  * beside.h - a new file beside a path, for writing it whole and renaming
  * it over the path: the library's report and pmon-report's pages and
- * pictures.  lib/beside.c is compiled into both.
+ * pictures.  base/beside.c is compiled into both.
  */
 #ifndef PMON_BESIDE_H
 #define PMON_BESIDE_H

@@ -5,8 +5,9 @@
  * version on SIGTERM, and PMON_IO_FREQ (lib/iofreq.c) puts the CPUs'
  * clock limits back on SIGTERM, SIGINT and the fatal signals (SIGSEGV,
  * SIGBUS, SIGABRT, SIGFPE, SIGILL).  Each asks for its signals with
- * pmon__signals_take() and lets them go with pmon__signals_give(); this
- * file installs one handler per signal for both.  The contract:
+ * pmon__signals_take(), giving what to do, and lets them go with
+ * pmon__signals_give(); this file installs one handler per signal for
+ * both, and calls nothing of pmon (a ground-floor file).  The contract:
  *
  *   - A signal the program ignores (SIG_IGN) is left alone: ignoring is
  *     inherited across exec, a handler is not.
@@ -37,8 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core.h"
-#include "preload.h"
+#include "signals.h"
 
 static const int sigs[] = {SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGABRT,
                            SIGFPE,  SIGILL};
@@ -53,6 +53,8 @@ static struct {
   unsigned installed;          /* pmon's handler was put on these */
   volatile sig_atomic_t what;  /* PMON_SIG_* wanted now */
   unsigned wanted[2];          /* bits of sigs[] per feature */
+  int (*volatile act[2])(void); /* per feature, as _take was given */
+  void (*volatile again[2])(void);
   pid_t pid;                   /* the process that installed */
 } s;
 
@@ -104,24 +106,31 @@ static int ours(int sig)
          now.sa_sigaction == on_signal;
 }
 
+static int slot(int feature);
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-  int saved = errno, i = index_of(sig), what = s.what, clock = 0;
+  int saved = errno, i = index_of(sig), what = s.what, again = 0;
+  static const int order[] = {PMON_SIG_CLOCK, PMON_SIG_SPOOL};
 
   if (i < 0)
     return;
-  if (what != 0 && getpid() == s.pid) {
-    if (what & PMON_SIG_CLOCK)
-      clock = pmon__iofreq_restore_now();
-    if ((what & PMON_SIG_SPOOL) && sig == SIGTERM)
-      pmon__spool_last_write();
-  }
+  if (what != 0 && getpid() == s.pid)
+    for (int k = 0; k < 2; k++) {
+      int f = slot(order[k]);
+
+      if ((what & order[k]) && (s.wanted[f] & (1u << i)) &&
+          s.act[f] != NULL && s.act[f]() && s.again[f] != NULL)
+        again |= 1 << f;
+    }
   errno = saved;
   /* A program's handler that returned, leaving pmon's in place: the
    * process goes on, in its phase.  (One that put the default action
    * back returns to die of it: Open MPI's for SIGSEGV does.) */
-  if (!chain(i, sig, si, uc) && clock && ours(sig)) {
-    pmon__iofreq_recap_now();
+  if (!chain(i, sig, si, uc) && again && ours(sig)) {
+    for (int f = 1; f >= 0; f--)
+      if (again & (1 << f))
+        s.again[f]();
     errno = saved;
   }
 }
@@ -136,7 +145,7 @@ static int slot(int feature)
   return feature == PMON_SIG_SPOOL ? 0 : 1;
 }
 
-void pmon__signals_take(int feature)
+void pmon__signals_take(int feature, int (*act)(void), void (*again)(void))
 {
   unsigned want = bits_of(feature);
 
@@ -159,6 +168,8 @@ void pmon__signals_take(int feature)
     if (sigaction(sigs[i], &sa, NULL) == 0)
       s.installed |= 1u << i;
   }
+  s.act[slot(feature)] = act;
+  s.again[slot(feature)] = again;
   s.wanted[slot(feature)] = want;
   s.what |= feature;
 }
