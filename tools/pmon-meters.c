@@ -40,8 +40,6 @@
 #include "pmon-meters.h"
 
 #define PROG "pmon-meters"
-#define WIDTH 79        /* hints are wrapped at this column */
-#define INDENT 15       /* where the text of a field starts */
 #define WHY_MAX 512     /* a driver's message, as pmon_errmsg() holds it */
 #define PATTERNS_MAX 8  /* site file lines named when none matches */
 #define MAX_TIME_S 1e6  /* -t and -i: at most about eleven days */
@@ -160,11 +158,6 @@ static void on_signal(int sig)
 
 /* ---- Output helpers ---------------------------------------------------- */
 
-/*
- * Print "  LABEL" padded to INDENT, then TEXT wrapped at WIDTH with its
- * continuation lines indented to INDENT.  A '\n' in TEXT breaks the line,
- * and the blanks after it are kept (for an example set apart).
- */
 /* The reason the library recorded for RC, without its "pmon: " prefix
  * (the tool's lines are indented under the meter they are about). */
 static const char *why_of(int rc)
@@ -176,60 +169,13 @@ static const char *why_of(int rc)
   return strncmp(m, "pmon: ", 6) == 0 ? m + 6 : m;
 }
 
-static void wrap(const char *label, const char *text)
-{
-  int col = printf("  %-*s", INDENT - 3, label) + 1;
-  const char *p = text;
-  int first = 1;
-
-  printf(" ");
-  while (*p != '\0') {
-    size_t n;
-
-    if (*p == '\n') {
-      printf("\n%*s", INDENT, "");
-      col = INDENT;
-      first = 1;
-      for (p++; *p == ' '; p++)
-        col += printf(" ");
-      continue;
-    }
-    if (*p == ' ') {
-      p++;
-      continue;
-    }
-    n = strcspn(p, " \n");
-    if (!first && col + 1 + (int)n > WIDTH) {
-      printf("\n%*s", INDENT, "");
-      col = INDENT;
-    } else if (!first) {
-      col += printf(" ");
-    }
-    col += printf("%.*s", (int)n, p);
-    first = 0;
-    p += n;
-  }
-  printf("\n");
-}
-
-void meters_wrapf(const char *label, const char *fmt, ...)
-{
-  char buf[2048];
-  va_list ap;
-
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  wrap(label, buf);
-}
-
 /* A field whose text is printed as it is, on one line. */
 PMON_PRINTF(2, 3)
 static void field(const char *label, const char *fmt, ...)
 {
   va_list ap;
 
-  printf("  %-*s ", INDENT - 3, label);
+  printf("  %-*s ", METERS_INDENT - 3, label);
   va_start(ap, fmt);
   vprintf(fmt, ap);
   va_end(ap);
@@ -471,7 +417,7 @@ static void show_site(const struct node *n)
   if (n->site_rc != 0) {
     meters_wrapf("site file:", "%s: refused, so a job on this node does not "
           "start:", path);
-    printf("%*s%s\n", INDENT, "", n->site_why);
+    printf("%*s%s\n", METERS_INDENT, "", n->site_why);
     if (meters_has(n->site_why, "readable by others"))
       meters_wrapf("fix:", "a site file with secrets must be readable by its "
             "owner only: chmod 600 %s.", path);
@@ -620,7 +566,7 @@ static void show_tried(const struct node *n)
       break;
     case T_NOT_FOUND:
     case T_OPEN_FAILED:
-      printf("  %-*s %s: %s\n", INDENT - 3, t->drv->name,
+      printf("  %-*s %s: %s\n", METERS_INDENT - 3, t->drv->name,
              t->what == T_NOT_FOUND ? "not found" : "found, cannot open",
              t->why);
       pmon__spec_parse(t->drv->name, &spec);
@@ -628,21 +574,21 @@ static void show_tried(const struct node *n)
       break;
     case T_USED:
       snprintf(what, sizeof what, "used: meter %d", t->meter);
-      wrap(t->drv->name, what);
+      meters_wrap(t->drv->name, what);
       break;
     case T_PASSED_OVER: /* "rapl: only psys, ...: not used" */
-      wrap(t->drv->name, t->why + strlen(t->drv->name) + 2);
+      meters_wrap(t->drv->name, t->why + strlen(t->drv->name) + 2);
       break;
     case T_NOT_TRIED:
-      wrap(t->drv->name, "not tried: auto uses the first driver it finds");
+      meters_wrap(t->drv->name, "not tried: auto uses the first driver it finds");
       break;
     case T_FALLBACK_USED:
       snprintf(what, sizeof what, "used: meter %d, no measured meter "
                "opened", t->meter);
-      wrap(t->drv->name, what);
+      meters_wrap(t->drv->name, what);
       break;
     case T_FALLBACK_UNUSED:
-      wrap(t->drv->name, "not used: a measured meter opened");
+      meters_wrap(t->drv->name, "not used: a measured meter opened");
       break;
     }
   }

@@ -1,7 +1,8 @@
 /*
- * pmon-meters.h - what the two files of pmon-meters(1) share: the listing's
- * wrapped output (pmon-meters.c) and the hints for a meter that cannot be
- * used (meters-hint.c).
+ * pmon-meters.h - what the files of pmon-meters(1) share.  They stand in
+ * one direction: the listing (pmon-meters.c) uses the hints for a meter
+ * that cannot be used (meters-hint.c), and both the wrapped text
+ * (meters-text.c).
  */
 #ifndef PMON_METERS_H
 #define PMON_METERS_H
@@ -12,9 +13,14 @@
 /* Where a meter of the node's list comes from. */
 enum source { SRC_ENV, SRC_OPTION, SRC_SITE, SRC_AUTO, SRC_FALLBACK };
 
-/* Print "  LABEL" padded to the text column, then the formatted text
- * wrapped at the page width, continuation lines indented; a '\n' in it
- * breaks the line. */
+#define METERS_WIDTH 79  /* hints are wrapped at this column */
+#define METERS_INDENT 15 /* where the text of a field starts */
+
+/* Print "  LABEL" padded to METERS_INDENT, then TEXT wrapped at
+ * METERS_WIDTH with its continuation lines indented to METERS_INDENT.  A
+ * '\n' in TEXT breaks the line, and the blanks after it are kept (for an
+ * example set apart).  meters_wrapf() formats TEXT first. */
+void meters_wrap(const char *label, const char *text);
 void meters_wrapf(const char *label, const char *fmt, ...) PMON_PRINTF(2, 3);
 
 /* Whether the message MSG contains WHAT. */

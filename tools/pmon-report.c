@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "report-model.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -249,6 +250,33 @@ static int write_svg(const char *file, const char *path, const char *name) {
   return report_out_close(&o, 1) ? 1 : 0;
 }
 
+/* "pmon-report model": argv[0] is "model", the subcommand (calibrate,
+ * predict, validate), its options and files follow; the exit status. */
+static int model(int argc, char **argv) {
+  const char *sub = argc > 1 ? argv[1] : "";
+  int status;
+
+  if (strcmp(sub, "calibrate") == 0)
+    status = model_calibrate(argc - 1, argv + 1);
+  else if (strcmp(sub, "predict") == 0)
+    status = model_predict(argc - 1, argv + 1);
+  else if (strcmp(sub, "validate") == 0)
+    status = model_validate(argc - 1, argv + 1);
+  else if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
+    printf("%s%s%s", model_calibrate_usage, model_predict_usage,
+           model_validate_usage);
+    return 0;
+  } else {
+    return model_complain(2, "%s%s: not a subcommand: calibrate, predict or "
+                          "validate (" PROG " model --help)",
+                          *sub ? "" : "(none)", sub);
+  }
+  if (fflush(stdout) != 0 || ferror(stdout))
+    return model_complain(1, "standard output: write error: %s",
+                          strerror(errno));
+  return status;
+}
+
 int main(int argc, char **argv) {
   struct options opt = {OUT_TEXT, SEC_ALL, 0, ""};
   int status, many;
@@ -258,7 +286,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "compare") == 0)
     return report_compare(argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "model") == 0)
-    return report_model(argc - 1, argv + 1);
+    return model(argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "rebuild") == 0)
     return report_rebuild(argc - 1, argv + 1);
   status = parse_args(argc, argv, &opt);

@@ -641,12 +641,12 @@ static int add_approaches(const char *s, struct predicted **v, size_t *n) {
   return rc;
 }
 
-static const char *const predict_usage =
+const char *const model_predict_usage =
   "usage: " PROG " model predict MODEL --nodes N --cores C "
   "--approach A[,A...] [--io-time S] [--io-power W] [--dedicated-busy F] "
   "[--csv]\n";
 
-static int cmd_predict(int argc, char **argv) {
+int model_predict(int argc, char **argv) {
   static const struct option longopts[] = {
     {"nodes", required_argument, NULL, 'n'},
     {"cores", required_argument, NULL, 'c'},
@@ -698,7 +698,7 @@ static int cmd_predict(int argc, char **argv) {
         return 2;
       break;
     case 'C': csv = 1; break;
-    case 'h': fputs(predict_usage, stdout); free(v); return 0;
+    case 'h': fputs(model_predict_usage, stdout); free(v); return 0;
     case ':':
       free(v);
       return model_complain(2, "%s: option needs an argument", argv[optind - 1]);
@@ -813,11 +813,11 @@ static const struct checked *best_of(const struct checked *v, size_t n,
   return kinds > 1 ? best : NULL;
 }
 
-static const char *const validate_usage =
+const char *const model_validate_usage =
   "usage: " PROG " model validate [--region NAME] [--io-region NAME] "
   "[--dedicated-busy F] [--csv] MODEL REPORT...\n";
 
-static int cmd_validate(int argc, char **argv) {
+int model_validate(int argc, char **argv) {
   static const struct option longopts[] = {
     {"region", required_argument, NULL, 'r'},
     {"io-region", required_argument, NULL, 'i'},
@@ -845,7 +845,7 @@ static int cmd_validate(int argc, char **argv) {
         return 2;
       break;
     case 'C': csv = 1; break;
-    case 'h': fputs(validate_usage, stdout); return 0;
+    case 'h': fputs(model_validate_usage, stdout); return 0;
     case ':':
       return model_complain(2, "%s: option needs an argument", argv[optind - 1]);
     default:
@@ -984,30 +984,5 @@ static int cmd_validate(int argc, char **argv) {
   model_free(&m);
   if (ok == 0 && status == 0)
     status = model_complain(1, "validate: no run could be predicted");
-  return status;
-}
-
-/* ---- The dispatch ------------------------------------------------------ */
-
-int report_model(int argc, char **argv) {
-  const char *sub = argc > 1 ? argv[1] : "";
-  int status;
-
-  if (strcmp(sub, "calibrate") == 0)
-    status = model_calibrate(argc - 1, argv + 1);
-  else if (strcmp(sub, "predict") == 0)
-    status = cmd_predict(argc - 1, argv + 1);
-  else if (strcmp(sub, "validate") == 0)
-    status = cmd_validate(argc - 1, argv + 1);
-  else if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
-    printf("%s%s%s", model_calibrate_usage, predict_usage, validate_usage);
-    return 0;
-  } else {
-    return model_complain(2, "%s%s: not a subcommand: calibrate, predict or "
-                    "validate (" PROG " model --help)", *sub ? "" : "(none)",
-                    sub);
-  }
-  if (fflush(stdout) != 0 || ferror(stdout))
-    return model_complain(1, "standard output: write error: %s", strerror(errno));
   return status;
 }

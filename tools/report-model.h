@@ -2,7 +2,9 @@
  * report-model.h - what the files of "pmon-report model" share: the model,
  * a run as the model reads it, and the pieces both use.  report-model.c
  * holds the equations, predict, validate and the reading of runs and
- * models; report-calibrate.c makes a model from runs.
+ * models; report-calibrate.c makes a model from runs with them.
+ * pmon-report.c dispatches the three: calibrate stands on the model,
+ * never the other way.
  */
 #ifndef PMON_REPORT_MODEL_H
 #define PMON_REPORT_MODEL_H
@@ -109,9 +111,16 @@ int model_node_powers(const struct report *r, const char *region,
 /* Prints the model m for people, with its source file name. */
 void model_print(FILE *out, const struct model *m, const char *name);
 
-/* "pmon-report model calibrate" (report-calibrate.c): argv[0] is
- * "calibrate"; the exit status. */
+/* "pmon-report model calibrate" (report-calibrate.c), "model predict"
+ * and "model validate" (report-model.c): argv[0] is the subcommand; the
+ * exit status: 0 when done, 1 when a file could not be read or written or
+ * an approach could not be predicted, 2 on a usage error.  The usage
+ * texts are those of --help. */
 int model_calibrate(int argc, char **argv);
+int model_predict(int argc, char **argv);
+int model_validate(int argc, char **argv);
 extern const char *const model_calibrate_usage;
+extern const char *const model_predict_usage;
+extern const char *const model_validate_usage;
 
 #endif /* PMON_REPORT_MODEL_H */

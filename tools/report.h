@@ -360,14 +360,6 @@ void report_svg(FILE *out, const struct report *r, const char *id,
  * be written, 2 on a usage error. */
 int report_compare(int argc, char **argv);
 
-/* ---- report-model.c ---------------------------------------------------- */
-
-/* Runs "pmon-report model": argv[0] is "model", the subcommand
- * (calibrate, predict, validate), its options and files follow.  Returns
- * the exit status: 0 when done, 1 when a file could not be read or
- * written or an approach could not be predicted, 2 on a usage error. */
-int report_model(int argc, char **argv);
-
 /* ---- report-rebuild.c -------------------------------------------------- */
 
 /* Runs "pmon-report rebuild": argv[0] is "rebuild", its options and the
