@@ -198,12 +198,68 @@ int pmon__spec_double(const struct pmon_spec *spec, const char *key,
   return 0;
 }
 
+/* Parameters every meter takes, whatever its driver (read by the core). */
+static const char *const common_keys[] = {"accuracy", NULL};
+
+/* One term of an accuracy: a number, then "%" or "W"; *END past it. */
+static int accuracy_term(const char *p, const char **end, double *v,
+                         char *unit)
+{
+  char *e;
+
+  errno = 0;
+  *v = strtod(p, &e);
+  if (e == p || errno != 0 || !isfinite(*v) || *v < 0 ||
+      (*e != '%' && *e != 'W'))
+    return -1;
+  *unit = *e;
+  *end = e + 1;
+  return 0;
+}
+
+int pmon__spec_accuracy(const struct pmon_spec *spec, double *rel,
+                        double *watts)
+{
+  const char *v = pmon__spec_get(spec, "accuracy"), *p = v;
+  double r = 0, w = 0, x;
+  unsigned seen = 0, bit;
+  char unit;
+
+  if (v == NULL)
+    return 1;
+  for (;;) {
+    if (accuracy_term(p, &p, &x, &unit) != 0)
+      break;
+    bit = unit == '%' ? 1u : 2u;
+    if ((seen & bit) || (unit == '%' && x > 100))
+      break;
+    seen |= bit;
+    if (unit == '%')
+      r = x / 100;
+    else
+      w = x;
+    if (*p == '\0') {
+      *rel = r;
+      *watts = w;
+      return 0;
+    }
+    if (*p++ != '+')
+      break;
+  }
+  return pmon__fail(PMON_ECONFIG,
+                    "%s: meter \"%s\": accuracy=%s: not R%%, AW or R%%+AW "
+                    "(a share of the reading up to 100 %% and a power, as "
+                    "1%%+2W)", PMON_ENV_METERS, spec->text, v);
+}
+
 int pmon__spec_check_keys(const struct pmon_spec *spec,
                           const char *const *known)
 {
   for (int i = 0; i < spec->nparams; i++) {
     int ok = 0;
 
+    for (int k = 0; common_keys[k] != NULL; k++)
+      ok |= strcmp(spec->params[i].key, common_keys[k]) == 0;
     for (int k = 0; known != NULL && known[k] != NULL; k++)
       ok |= strcmp(spec->params[i].key, known[k]) == 0;
     if (!ok)

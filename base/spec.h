@@ -57,8 +57,18 @@ int pmon__spec_double(const struct pmon_spec *spec, const char *key,
                       double def, double lo, double hi, double *out);
 
 /* Fail with PMON_ECONFIG when SPEC has a parameter not in KNOWN (NULL
- * terminated). */
+ * terminated) nor one that every meter takes ("accuracy"). */
 int pmon__spec_check_keys(const struct pmon_spec *spec,
                           const char *const *known);
+
+/*
+ * The parameter "accuracy": the meter's accuracy as the site states it,
+ * "R%", "AW" or "R%+AW" (a share of the reading and a power, added, as a
+ * datasheet's +-(1 % + 2 W)), into *REL (a fraction) and *WATTS.  0 when
+ * given; 1 when absent (*REL and *WATTS untouched); PMON_ECONFIG with a
+ * message when malformed.
+ */
+int pmon__spec_accuracy(const struct pmon_spec *spec, double *rel,
+                        double *watts);
 
 #endif /* PMON_SPEC_H */

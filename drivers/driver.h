@@ -107,6 +107,19 @@ struct pmon_meter {
                                  PMON_DRV_COUNTER and PMON_DRV_SAMPLED
                                  when the device offers both */
   double interval_s;          /* read period; open() may change it */
+  double accuracy_rel;        /* a reading's stated accuracy, +-(R % of it
+                                 + A W per channel in the node's total):
+                                 R as a fraction, */
+  double accuracy_w;          /* and A; from the driver's slots, or the
+                                 specification's accuracy= (the site's
+                                 own figure), set before open(); open()
+                                 MAY set both from the device (a device
+                                 that states its own).  Both 0: not
+                                 stated, and the energies' error bars
+                                 have no such term. */
+  const char *accuracy_from;  /* "driver", "specification" or "device"
+                                 (open() sets it when it sets the two);
+                                 NULL when not stated */
   double stale_s;             /* MAY be set by open(): how long the device
                                  may go without a new value (a reading
                                  not marked stale; for a counter meter,
@@ -138,6 +151,11 @@ struct pmon_driver {
   unsigned flags;          /* MUST: PMON_DRV_COUNTER or PMON_DRV_SAMPLED */
   size_t priv_size;        /* MAY be 0: bytes of per-instance state */
   double interval_s;       /* MUST: default read period in seconds */
+  double accuracy_rel;     /* MAY be 0: the accuracy the maker states for
+                              a reading, +-(R % of it + A W per channel
+                              in the node's total), R as a fraction; */
+  double accuracy_w;       /* and A.  Both 0 when nothing is stated.  The
+                              driver's man page gives the source. */
 
   /*
    * MAY be NULL.  Called by "auto" detection: whether SPEC can be opened

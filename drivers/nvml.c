@@ -656,6 +656,9 @@ const struct pmon_driver pmon__driver_nvml = {
    * when a GPU has none.  PART: the GPUs, never the whole node. */
   .flags = PMON_DRV_COUNTER | PMON_DRV_PART,
   .priv_size = sizeof(struct nvml_priv), /* MAY */
+  .accuracy_w = 5.0, /* MAY: per GPU, nvidia-smi(1) on power.draw:
+                        "accurate to within +/- 5 watts" (no generation
+                        named; NVML's own +-5 % is Fermi and Kepler's) */
   .interval_s = 0.1,  /* MUST: NVML updates the counter every 20-100 ms
                          (100 ms on an H200); pace() lengthens it where a
                          reading is costly */

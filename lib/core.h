@@ -357,6 +357,14 @@ unsigned pmon__total_plan(const struct pmon_meter *const *m, int n,
 #define PMON_VET_S 1.0
 int pmon__meter_vet(struct pmon_meter *m, char *why, size_t size);
 
+/* Make *M the meter of SPEC before its driver's open(): the driver, the
+ * specification with the site file's secrets, the driver's read period,
+ * flags and stated accuracy, or the specification's accuracy=.  0, or
+ * PMON_ECONFIG (an unknown driver, a malformed accuracy=) or the site
+ * file's error, with its message.  The library (pmon_init) and
+ * pmon-meters open meters alike through it. */
+int pmon__meter_prepare(struct pmon_meter *m, const struct pmon_spec *spec);
+
 /* What COVERS (from pmon__total_plan) is, in words: "node", or the parts
  * joined by '+' ("cpu+memory+accel"); "" when 0. */
 const char *pmon__covers_text(unsigned covers, char *buf, size_t size);

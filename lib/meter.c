@@ -148,21 +148,43 @@ static void wrap_guard(struct pmon_mstate *ms)
   }
 }
 
+int pmon__meter_prepare(struct pmon_meter *m, const struct pmon_spec *spec)
+{
+  const struct pmon_driver *drv = pmon__driver_find(spec->driver);
+  int rc;
+
+  memset(m, 0, sizeof *m);
+  if (drv == NULL)
+    return pmon__fail(PMON_ECONFIG, "%s: meter \"%s\": unknown driver",
+                      PMON_ENV_METERS, spec->text);
+  m->drv = drv;
+  m->spec = *spec;
+  m->interval_s = drv->interval_s;
+  m->flags = drv->flags;
+  m->accuracy_rel = drv->accuracy_rel;
+  m->accuracy_w = drv->accuracy_w;
+  if (m->accuracy_rel > 0 || m->accuracy_w > 0)
+    m->accuracy_from = "driver";
+  if ((rc = pmon__site_secrets(&m->spec)) != 0)
+    return rc;
+  rc = pmon__spec_accuracy(&m->spec, &m->accuracy_rel, &m->accuracy_w);
+  if (rc == 0)
+    m->accuracy_from = "specification";
+  return rc > 0 ? 0 : rc;
+}
+
 /* Open SPEC as meter number g->nmeters.  0, or the driver's error. */
 static int open_one(const struct pmon_spec *spec)
 {
   struct pmon_state *g = &pmon__g;
   struct pmon_mstate *ms = &g->ms[g->nmeters];
-  const struct pmon_driver *drv = pmon__driver_find(spec->driver);
+  const struct pmon_driver *drv;
   int rc;
 
   memset(ms, 0, sizeof *ms);
-  ms->m.drv = drv;
-  ms->m.spec = *spec;
-  ms->m.interval_s = drv->interval_s;
-  ms->m.flags = drv->flags;
-  if ((rc = pmon__site_secrets(&ms->m.spec)) != 0)
+  if ((rc = pmon__meter_prepare(&ms->m, spec)) != 0)
     return rc;
+  drv = ms->m.drv;
   if (drv->priv_size > 0 && (ms->m.priv = calloc(1, drv->priv_size)) == NULL)
     return pmon__fail(PMON_ENOMEM, "%s: out of memory", spec->text);
   if ((rc = drv->open(&ms->m)) != 0) {

@@ -71,6 +71,13 @@ static json_t *meters_json(void)
       json_object_set_new(o, "source", json_string(m->source));
     if (m->note[0] != '\0')
       json_object_set_new(o, "note", json_string(m->note));
+    /* The stated accuracy, +-(rel x reading + watts); null: not stated. */
+    json_object_set_new(o, "accuracy",
+                        m->accuracy_from != NULL
+                          ? json_pack("{s:f, s:f, s:s}", "rel",
+                                      m->accuracy_rel, "watts", m->accuracy_w,
+                                      "from", m->accuracy_from)
+                          : json_null());
     json_array_append_new(arr, o);
   }
   return arr;

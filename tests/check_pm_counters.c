@@ -8,6 +8,7 @@
 
 #include <check.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,43 @@ START_TEST(test_spec_secrets)
 }
 END_TEST
 
+/* accuracy=: R%, AW or R%+AW, any meter; absent, the values stay. */
+START_TEST(test_spec_accuracy)
+{
+  static const char *const bad[] = {"1", "1%+", "+2W", "1%+2%",
+                                    "2W+3W", "101%", "-1%", "1%2W",
+                                    "1%+2Wx", "nan%", "inf W"};
+  struct pmon_spec spec;
+  double r = -1, w = -1;
+
+  ck_assert_int_eq(pmon__spec_parse("pm_counters", &spec), 0);
+  ck_assert_int_eq(pmon__spec_accuracy(&spec, &r, &w), 1);
+  ck_assert(r == -1 && w == -1);
+  ck_assert_int_eq(
+    pmon__spec_parse("pm_counters:/x?accuracy=1.5%+2W", &spec), 0);
+  ck_assert_int_eq(pmon__spec_check_keys(&spec, NULL), 0);
+  ck_assert_int_eq(pmon__spec_accuracy(&spec, &r, &w), 0);
+  ck_assert(fabs(r - 0.015) < 1e-12 && w == 2);
+  ck_assert_int_eq(pmon__spec_parse("hwmon?accuracy=3W", &spec), 0);
+  ck_assert_int_eq(pmon__spec_accuracy(&spec, &r, &w), 0);
+  ck_assert(r == 0 && w == 3);
+  ck_assert_int_eq(pmon__spec_parse("hwmon?accuracy=2W+5%", &spec), 0);
+  ck_assert_int_eq(pmon__spec_accuracy(&spec, &r, &w), 0);
+  ck_assert(fabs(r - 0.05) < 1e-12 && w == 2);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char text[64];
+
+    snprintf(text, sizeof text, "hwmon?accuracy=%s", bad[i]);
+    ck_assert_int_eq(pmon__spec_parse(text, &spec), 0);
+    r = w = -1;
+    ck_assert_msg(pmon__spec_accuracy(&spec, &r, &w) == PMON_ECONFIG,
+                  "accuracy=%s taken", bad[i]);
+    ck_assert(r == -1 && w == -1);
+    ck_assert_ptr_nonnull(strstr(pmon_errmsg(), "accuracy="));
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("pm_counters");
@@ -338,6 +376,7 @@ int main(void)
   tcase_add_loop_test(parse, test_parse, 0,
                       sizeof parse_rows / sizeof parse_rows[0]);
   tcase_add_test(parse, test_spec_secrets);
+  tcase_add_test(parse, test_spec_accuracy);
   suite_add_tcase(s, parse);
   tcase_add_checked_fixture(tree, tree_setup, tree_teardown);
   tcase_add_test(tree, test_channels);

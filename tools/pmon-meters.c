@@ -227,16 +227,12 @@ static const char *found_by(const struct pmon_driver *drv)
  * message in E->why. */
 static int entry_open(struct entry *e)
 {
-  const struct pmon_driver *drv = pmon__driver_find(e->spec.driver);
+  const struct pmon_driver *drv;
   int rc;
 
-  memset(&e->m, 0, sizeof e->m);
-  e->m.drv = drv;
-  e->m.spec = e->spec;
-  e->m.interval_s = drv->interval_s;
-  e->m.flags = drv->flags;
   pmon__clear_error();
-  if ((rc = pmon__site_secrets(&e->m.spec)) == 0) {
+  if ((rc = pmon__meter_prepare(&e->m, &e->spec)) == 0) {
+    drv = e->m.drv;
     if (drv->priv_size > 0 &&
         (e->m.priv = calloc(1, drv->priv_size)) == NULL)
       rc = pmon__fail(PMON_ENOMEM, "%s: out of memory", e->spec.text);
@@ -532,6 +528,12 @@ static void show_entry(const struct node *n, int i)
     field("read through:", "%s", e->m.source);
   if (e->m.note[0] != '\0')
     meters_wrapf("note:", "%s", e->m.note);
+  if (e->m.accuracy_from != NULL)
+    field("accuracy:", "+-(%.3g %% + %.3g W) of a reading (%s)",
+          100 * e->m.accuracy_rel, e->m.accuracy_w, e->m.accuracy_from);
+  else
+    field("accuracy:", "not stated (accuracy=R%%+AW in the specification "
+          "states it)");
   field("channels:", "%d", e->m.nch);
   for (int c = 0; c < e->m.nch; c++) {
     const struct pmon_channel *ch = &e->m.ch[c];
