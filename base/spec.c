@@ -207,6 +207,8 @@ static int accuracy_term(const char *p, const char **end, double *v,
 {
   char *e;
 
+  if ((*p < '0' || *p > '9') && *p != '.')
+    return -1; /* no sign, blank, "inf" or "nan" */
   errno = 0;
   *v = strtod(p, &e);
   if (e == p || errno != 0 || !isfinite(*v) || *v < 0 ||

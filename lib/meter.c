@@ -68,6 +68,12 @@ int pmon__meters_parse(const char *list)
                           "(this build knows: %s)",
                           PMON_ENV_METERS, spec->text, spec->driver, known);
       }
+      { /* every rank refuses a malformed accuracy= alike */
+        double r, w;
+
+        if ((rc = pmon__spec_accuracy(spec, &r, &w)) < 0)
+          return rc;
+      }
       g->nspecs++;
     }
     p += strcspn(p, ",");
