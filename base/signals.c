@@ -106,23 +106,18 @@ static int ours(int sig)
          now.sa_sigaction == on_signal;
 }
 
-static int slot(int feature);
-
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
   int saved = errno, i = index_of(sig), what = s.what, again = 0;
-  static const int order[] = {PMON_SIG_CLOCK, PMON_SIG_SPOOL};
 
   if (i < 0)
     return;
+  /* Feature 1 << F is in slot F: the clock's (1) acts first. */
   if (what != 0 && getpid() == s.pid)
-    for (int k = 0; k < 2; k++) {
-      int f = slot(order[k]);
-
-      if ((what & order[k]) && (s.wanted[f] & (1u << i)) &&
+    for (int f = 1; f >= 0; f--)
+      if ((what & (1 << f)) && (s.wanted[f] & (1u << i)) &&
           s.act[f] != NULL && s.act[f]() && s.again[f] != NULL)
         again |= 1 << f;
-    }
   errno = saved;
   /* A program's handler that returned, leaving pmon's in place: the
    * process goes on, in its phase.  (One that put the default action

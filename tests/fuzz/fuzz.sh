@@ -152,7 +152,7 @@ done
 parser() {
   case $1 in
   pm_counters) echo drivers/pm_counters.c ;;
-  spec) echo drivers/drivers.c ;;
+  spec) echo base/spec.c ;;
   site) echo lib/site.c ;;
   scpi) echo drivers/keithley.c ;;
   redfish) echo drivers/redfish.c ;;
