@@ -242,9 +242,9 @@ json_t *pmon__comm_json(void)
 /* A table of the job's or a node's rows. */
 struct table {
   struct acc {
-    double calls, bytes, time, energy;
+    double calls, bytes, time, energy, err; /* ERR: energy's error bar */
   } a[PMON_COMM_NCALLS][PMON_COMM_BINS];
-  double calls, bytes, time, energy;
+  double calls, bytes, time, energy, err;
   int any;
 };
 
@@ -281,19 +281,21 @@ static json_t *table_json(const struct table *t, int energy)
       if (a->calls <= 0)
         continue;
       json_array_append_new(
-        by, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o, s:o}", "call",
-                      call_names[c], "size_min",
+        by, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o, s:o, s:o}",
+                      "call", call_names[c], "size_min",
                       (json_int_t)pmon__comm_bin_min(k), "size_max",
                       (json_int_t)pmon__comm_bin_max(k),
                       "calls", (json_int_t)a->calls, "bytes",
                       (json_int_t)a->bytes, "time_s", a->time, "energy_j",
-                      num_or_null(e), "s_per_byte",
+                      num_or_null(e), "energy_err_j",
+                      num_or_null(energy ? a->err : NAN), "s_per_byte",
                       num_or_null(ratio(a->time, a->bytes)), "j_per_byte",
                       num_or_null(ratio(e, a->bytes))));
     }
-  o = json_pack("{s:I, s:I, s:f, s:o, s:o, s:o}", "calls",
+  o = json_pack("{s:I, s:I, s:f, s:o, s:o, s:o, s:o}", "calls",
                 (json_int_t)t->calls, "bytes", (json_int_t)t->bytes, "time_s",
                 t->time, "energy_j", num_or_null(energy ? t->energy : NAN),
+                "energy_err_j", num_or_null(energy ? t->err : NAN),
                 "s_per_byte", num_or_null(ratio(t->time, t->bytes)),
                 "j_per_byte",
                 num_or_null(ratio(energy ? t->energy : NAN, t->bytes)));
@@ -326,6 +328,68 @@ static double slot_power(uint64_t a, uint64_t b)
   return c > 0 ? pmon__hist_energy(a, b) / c : 0;
 }
 
+/* The parts of the error bar (pmon__hist_energy_err()) of F times the
+ * node total's energy over [A, B] clipped to its history, into ERR. */
+static void slot_err(uint64_t a, uint64_t b, double f, double err[3])
+{
+  const struct pmon_state *g = &pmon__g;
+  double part[3] = {0, 0, 0};
+
+  if (g->total_meter < 0 || g->nhist < 2)
+    return;
+  a = a < g->hist[0].t_ns ? g->hist[0].t_ns : a;
+  b = b > g->hist[g->nhist - 1].t_ns ? g->hist[g->nhist - 1].t_ns : b;
+  if (b <= a)
+    return;
+  pmon__hist_energy_err(a, b, part);
+  err[0] += part[0] * f;
+  err[1] += part[1] * f;
+  err[2] += part[2] * f * f;
+}
+
+/*
+ * The parts of the error bar of rank record R's energy into ERR.  A slot
+ * adds its energy times its time inside calls over its measured time, so
+ * its bar scales the same way; but a run of slots wholly inside calls
+ * is one span of the node's energy, whose inner ends cancel: such a run
+ * counts as one span, with two ends, however many slots it holds.
+ */
+static void slots_err(json_t *r, int nranks, double err[3])
+{
+  double w = json_number_value(json_object_get(r, "slot_ns"));
+  double base = (double)pmon__g.t_init_ns +
+                json_number_value(json_object_get(r, "slot0_ns"));
+  double a0 = 0, b0 = 0, c; /* the run so far, [a0, b0); none when equal */
+  json_t *s;
+  size_t i;
+
+  if (!(w > 0))
+    return;
+  json_array_foreach(json_object_get(r, "slots"), i, s) {
+    double k = (double)json_integer_value(json_array_get(s, 0));
+    double ns = (double)json_integer_value(json_array_get(s, 1));
+    double a = base + k * w;
+
+    if (ns >= w && b0 > a0 && a == b0) { /* the run goes on */
+      b0 = a + w;
+      continue;
+    }
+    if (b0 > a0 && (c = pmon__hist_covered((uint64_t)a0, (uint64_t)b0)) > 0)
+      slot_err((uint64_t)a0, (uint64_t)b0, (b0 - a0) * 1e-9 / (c * nranks),
+               err);
+    a0 = b0 = 0;
+    if (ns >= w) { /* a run starts */
+      a0 = a;
+      b0 = a + w;
+    } else if ((c = pmon__hist_covered((uint64_t)a, (uint64_t)(a + w))) > 0) {
+      slot_err((uint64_t)a, (uint64_t)(a + w), ns * 1e-9 / (c * nranks), err);
+    }
+  }
+  if (b0 > a0 && (c = pmon__hist_covered((uint64_t)a0, (uint64_t)b0)) > 0)
+    slot_err((uint64_t)a0, (uint64_t)b0, (b0 - a0) * 1e-9 / (c * nranks),
+             err);
+}
+
 /* Rank record R (pmon__comm_json()) into T, with its share of the node's
  * energy, 1/NRANKS of the node's power while inside calls.  Returns 0, or
  * -1 when its energy cannot be given. */
@@ -334,7 +398,7 @@ static int add_rank(struct table *t, json_t *r, int nranks)
   json_t *row, *s;
   double w = json_number_value(json_object_get(r, "slot_ns"));
   double base = json_number_value(json_object_get(r, "slot0_ns"));
-  double e = 0, ticks = 0;
+  double e = 0, ticks = 0, err[3] = {0, 0, 0}, bar;
   int ok = w > 0;
   size_t i;
 
@@ -354,6 +418,8 @@ static int add_rank(struct table *t, json_t *r, int nranks)
       ok = 0;
     e += p * ns * 1e-9 / nranks;
   }
+  slots_err(r, nranks, err);
+  bar = pmon__err_combine(err[0], err[1], err[2]);
   json_array_foreach(json_object_get(r, "rows"), i, row) {
     json_int_t c = json_integer_value(json_array_get(row, 0));
     json_int_t k = json_integer_value(json_array_get(row, 1));
@@ -367,11 +433,13 @@ static int add_rank(struct table *t, json_t *r, int nranks)
     a->bytes += (double)json_integer_value(json_array_get(row, 3));
     a->time += ns * 1e-9;
     a->energy += ticks > 0 && ok ? e * ns / ticks : 0;
+    a->err += ticks > 0 && ok ? bar * ns / ticks : 0;
     t->calls += (double)json_integer_value(json_array_get(row, 2));
     t->bytes += (double)json_integer_value(json_array_get(row, 3));
     t->time += ns * 1e-9;
   }
   t->energy += ok ? e : 0;
+  t->err += ok ? bar : 0;
   t->any = 1;
   return ok ? 0 : -1;
 }
@@ -415,6 +483,9 @@ static void add_row(struct table *t, json_t *row)
   a->bytes += (double)json_integer_value(json_object_get(row, "bytes"));
   a->time += json_number_value(json_object_get(row, "time_s"));
   a->energy += json_number_value(json_object_get(row, "energy_j"));
+  a->err += json_is_number(json_object_get(row, "energy_err_j"))
+              ? json_number_value(json_object_get(row, "energy_err_j"))
+              : NAN;
 }
 
 /* The job's calls from the nodes' records: null when no node has any.
@@ -441,6 +512,10 @@ json_t *pmon__comm_job(json_t *nodes)
     t->time += json_number_value(json_object_get(r, "time_s"));
     if (json_is_number(json_object_get(r, "energy_j"))) {
       t->energy += json_number_value(json_object_get(r, "energy_j"));
+      /* A node's bar unknown (an older node record): NAN makes it so. */
+      t->err += json_is_number(json_object_get(r, "energy_err_j"))
+                  ? json_number_value(json_object_get(r, "energy_err_j"))
+                  : NAN;
       est |= json_is_true(json_object_get(node, "estimated"));
     } else {
       without++;

@@ -14,6 +14,7 @@
 #define PMON_CORE_H
 
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -56,6 +57,13 @@ struct pmon_tl_sample {
   uint64_t covered_ns;     /* measured time since the first sample: it
                               does not grow across a gap or a reset */
   double e[PMON_CH_MAX];   /* joules */
+  double err[3];           /* the error made between readings since the
+                              first sample, over the meter's channels in
+                              the node total: the sum of each interval's
+                              bound and of their squares (a sampled
+                              meter's trapezoids; 0 for a counter); and
+                              how far T_NS may be from the instant the
+                              values held, in seconds */
 };
 
 /* One meter's timeline.  A single writer (the leader) fills s[seq % RING]
@@ -91,6 +99,13 @@ struct pmon_shared {
   uint32_t total_mask[PMON_METER_MAX]; /* per meter, its channels in the
                                          node total (0: not in it) */
   int32_t nch[PMON_METER_MAX];
+  /* What the error bars take from each meter, over its channels in the
+   * node total (lib/region.c, lib/report.c): */
+  double res_j[PMON_METER_MAX];   /* a counter's resolution: the sum of the
+                                     channels' scales, joules */
+  double acc_rel[PMON_METER_MAX]; /* the stated accuracy: a fraction;
+                                     NAN for an estimate (unknown) */
+  double acc_w[PMON_METER_MAX];   /* and watts, times the channels */
   uint64_t t_init_ns;                 /* the leader's first sample time */
   struct pmon_tl tl[]; /* nmeters of them */
 };
@@ -120,6 +135,8 @@ struct pmon_mstate {
   uint64_t prev_ns;         /* time of the previous good reading */
   int primed;               /* a first good reading exists */
   double e[PMON_CH_MAX];    /* cumulative joules since init */
+  double err[3];            /* and the error made between readings, and
+                               the stamp's (struct pmon_tl_sample) */
   uint64_t due_ns;          /* next reading */
   int failing;              /* in a run of failed reads */
   int reset_seen;           /* a reset event whose counters have not
@@ -181,6 +198,8 @@ struct pmon_hist_point {
   uint64_t cpu_t_ns;   /* when the CPU time below was read */
   uint64_t cpu_busy, cpu_total;
   double mhz; /* the mean clock of the ranks' CPUs as last read, NAN */
+  double err[3]; /* the node total's err[] (struct pmon_tl_sample): its
+                    meters' sums, and the largest stamp error */
 };
 
 enum pmon_phase {
@@ -299,6 +318,8 @@ struct pmon_state {
   char jobid[128];
   char jobid_source[32];
   uint64_t t_init_ns, t_fin_ns;
+  uint64_t t_end_ns;  /* the leader: when every rank of the node had called
+                         pmon_finalize(), where its run ends (0 before) */
   struct timespec wall_start, wall_end;
 
   pthread_mutex_t threads_lock;
@@ -391,8 +412,24 @@ int pmon__site_meters_lines(const char *node, struct pmon_spec *specs,
 uint64_t pmon__tl_seq(const struct pmon_tl *tl);
 int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
                  struct pmon_tl_sample *out);
+/*
+ * An error bar from its parts (docs/report-format.md, "Error bars"): LIN,
+ * the terms that add linearly (the stated accuracy), and the terms of
+ * boundaries and intervals, each at most b_i: BOUND their sum, SQ the sum
+ * of their squares.  The smaller of the bound and a 95 % interval of the
+ * sum (each error taken as uniform over its +-b_i, standard deviation
+ * b_i / sqrt(3)), plus LIN.
+ */
+static inline double pmon__err_combine(double lin, double bound, double sq)
+{
+  double rss = 1.96 * sqrt(sq / 3);
+
+  return lin + (rss < bound ? rss : bound);
+}
+
+/* ERR: the sample's err[3], or NULL for none. */
 void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
-                      const double *e, int nch);
+                      const double *e, int nch, const double *err);
 
 /* Allocate the node total's history (PMON_HIST points, 3 MiB), every
  * page of it touched, so that the leader's memory does not grow as it
@@ -400,8 +437,14 @@ void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
  * history not allocated by then is allocated the same way at its first
  * point. */
 int pmon__hist_open(void);
-void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns);
+void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns,
+                    const double *err);
 double pmon__hist_energy(uint64_t t0, uint64_t t1);
+/* The parts of the error bar of pmon__hist_energy(T0, T1), added to
+ * ERR: [0] the terms that add linearly, [1] the bound of the others, [2]
+ * the sum of their squares (pmon__err_combine() makes the bar).  Nothing
+ * is added where pmon__hist_energy() gives NAN. */
+void pmon__hist_energy_err(uint64_t t0, uint64_t t1, double err[3]);
 /* The time the node total measured from T0 to T1, in seconds, as
  * pmon__hist_energy() (NAN where it has no history). */
 double pmon__hist_covered(uint64_t t0, uint64_t t1);

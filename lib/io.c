@@ -857,7 +857,7 @@ static json_t *num_or_null(double v)
 /* The data calls by size of a node or the job: calls, bytes, seconds and
  * joules per op (0 read, 1 write) and bin. */
 struct sizes {
-  double v[2][PMON_COMM_BINS][4];
+  double v[2][PMON_COMM_BINS][5]; /* calls, bytes, time, energy, its bar */
 };
 
 /* The list of a rank's record (sizes_json()) into T. */
@@ -892,12 +892,13 @@ static json_t *sizes_list(const struct sizes *t, int energy)
       if (v[0] <= 0)
         continue;
       json_array_append_new(
-        a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o}", "op",
+        a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o, s:o}", "op",
                      op ? "write" : "read", "size_min",
                      (json_int_t)pmon__comm_bin_min(k), "size_max",
                      (json_int_t)pmon__comm_bin_max(k), "calls",
                      (json_int_t)v[0], "bytes", (json_int_t)v[1], "time_s",
-                     v[2], "energy_j", num_or_null(e), "mb_per_j",
+                     v[2], "energy_j", num_or_null(e), "energy_err_j",
+                     num_or_null(energy ? v[4] : NAN), "mb_per_j",
                      num_or_null(e > 0 ? v[1] / 1e6 / e : NAN)));
     }
   return a;
@@ -915,6 +916,7 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
   uint64_t(*ph)[3] = NULL;
   size_t i, nph = 0, cap = 0;
   double time_s = 0, gap_s = 0, energy = 0, ptime = 0, all_s = 0;
+  double err[3] = {0, 0, 0};
   struct sizes *sz = calloc(1, sizeof *sz);
   int n, lost = sz == NULL;
 
@@ -975,6 +977,8 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
     ptime += (double)(ph[k][1] - ph[k][0]) * 1e-9;
     energy += pmon__hist_energy(g->t_init_ns + ph[k][0],
                                 g->t_init_ns + ph[k][1]);
+    pmon__hist_energy_err(g->t_init_ns + ph[k][0], g->t_init_ns + ph[k][1],
+                          err);
   }
   if (g->total_meter < 0 || g->nhist < 2 || lost)
     energy = NAN;
@@ -985,6 +989,10 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
   json_object_set_new(o, "phases", json_integer(n));
   json_object_set_new(o, "phase_time_s", json_real(ptime));
   json_object_set_new(o, "energy_j", num_or_null(energy));
+  json_object_set_new(
+    o, "energy_err_j",
+    num_or_null(isfinite(energy) ? pmon__err_combine(err[0], err[1], err[2])
+                                 : NAN));
   json_object_set_new(o, "power_w",
                       num_or_null(ptime > 0 ? energy / ptime : NAN));
   json_object_set_new(o, "gap_s", json_real(gap_s));
@@ -992,8 +1000,12 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
    * the data calls' share by size. */
   if (sz != NULL) {
     for (int op = 0; op < 2; op++)
-      for (int k = 0; k < PMON_COMM_BINS; k++)
-        sz->v[op][k][3] = all_s > 0 ? energy * sz->v[op][k][2] / all_s : 0;
+      for (int k = 0; k < PMON_COMM_BINS; k++) {
+        double f = all_s > 0 ? sz->v[op][k][2] / all_s : 0;
+
+        sz->v[op][k][3] = energy * f;
+        sz->v[op][k][4] = pmon__err_combine(err[0], err[1], err[2]) * f;
+      }
     json_object_set_new(o, "sizes", sizes_list(sz, isfinite(energy)));
     free(sz);
   }
@@ -1019,6 +1031,8 @@ json_t *pmon__io_job(json_t *nodes)
 {
   json_t *o = NULL, *node, *lists = json_array();
   double time_s = 0, ptime = 0, energy = 0, power = 0, gap_s = 0, mb;
+  double err = 0; /* the nodes' bars, added: a bound */
+  int err_known = 1;
   double emb, epw;
   json_int_t phases = 0, omitted, no_energy = 0, node_omitted = 0;
   int measured = 0, est = 0;
@@ -1050,6 +1064,9 @@ json_t *pmon__io_job(json_t *nodes)
       sz->v[op][b][1] += (double)iget(e, "bytes");
       sz->v[op][b][2] += rget(e, "time_s");
       sz->v[op][b][3] += rget(e, "energy_j");
+      sz->v[op][b][4] += json_is_number(json_object_get(e, "energy_err_j"))
+                           ? rget(e, "energy_err_j")
+                           : NAN;
     }
     time_s = rget(r, "time_s") > time_s ? rget(r, "time_s") : time_s;
     ptime = rget(r, "phase_time_s") > ptime ? rget(r, "phase_time_s") : ptime;
@@ -1060,6 +1077,10 @@ json_t *pmon__io_job(json_t *nodes)
     if (json_is_number(json_object_get(r, "energy_j"))) {
       measured = 1;
       energy += rget(r, "energy_j");
+      if (json_is_number(json_object_get(r, "energy_err_j")))
+        err += rget(r, "energy_err_j");
+      else
+        err_known = 0;
       if (json_is_number(json_object_get(r, "power_w")))
         power += rget(r, "power_w");
       est |= json_is_true(json_object_get(node, "estimated"));
@@ -1096,6 +1117,8 @@ json_t *pmon__io_job(json_t *nodes)
   json_object_set_new(o, "phases", json_integer(phases));
   json_object_set_new(o, "phase_time_s", json_real(ptime));
   json_object_set_new(o, "energy_j", num_or_null(energy));
+  json_object_set_new(o, "energy_err_j",
+                      num_or_null(measured && err_known ? err : NAN));
   json_object_set_new(o, "power_w", num_or_null(power));
   json_object_set_new(o, "mb_per_s", num_or_null(ratio(mb, time_s)));
   json_object_set_new(o, "mb_per_j", num_or_null(ratio(mb, emb)));

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -441,12 +442,13 @@ int pmon__meters_open(void)
 
 /* The node total's energy and least measured time over the latest
  * samples of its meters: 0, or -1 when one has none yet. */
-static int hist_total(double *total, uint64_t *covered)
+static int hist_total(double *total, uint64_t *covered, double *err)
 {
   struct pmon_state *g = &pmon__g;
 
   *total = 0;
   *covered = UINT64_MAX;
+  err[0] = err[1] = err[2] = 0;
   for (int j = 0; j < g->nmeters; j++) {
     struct pmon_tl_sample s;
     uint64_t seq = pmon__tl_seq(&g->sh->tl[j]);
@@ -459,6 +461,9 @@ static int hist_total(double *total, uint64_t *covered)
       if (g->sh->total_mask[j] & (1u << c))
         *total += s.e[c];
     *covered = s.covered_ns < *covered ? s.covered_ns : *covered;
+    err[0] += s.err[0];
+    err[1] += s.err[1];
+    err[2] = s.err[2] > err[2] ? s.err[2] : err[2];
   }
   return 0;
 }
@@ -471,13 +476,13 @@ static int hist_total(double *total, uint64_t *covered)
  */
 static void hist_add(uint64_t t)
 {
-  double total;
+  double total, err[3];
   uint64_t covered;
 
   /* Under the lock: the spool thread reads the history (lib/spool.c). */
-  if (hist_total(&total, &covered) == 0) {
+  if (hist_total(&total, &covered, err) == 0) {
     pthread_mutex_lock(&pmon__g.lock);
-    pmon__hist_add(t, total, covered);
+    pmon__hist_add(t, total, covered, err);
     pthread_mutex_unlock(&pmon__g.lock);
   }
 }
@@ -504,9 +509,11 @@ static void publish(int i, uint64_t t)
   /* The first published sample is the origin of the node's energy. */
   if (pmon__tl_seq(&g->sh->tl[i]) == 0) {
     memset(ms->e, 0, sizeof ms->e);
+    memset(ms->err, 0, sizeof ms->err);
     ms->covered_ns = 0;
   }
-  pmon__tl_publish(&g->sh->tl[i], t, ms->covered_ns, ms->e, ms->m.nch);
+  pmon__tl_publish(&g->sh->tl[i], t, ms->covered_ns, ms->e, ms->m.nch,
+                   ms->err);
   if (i == g->total_meter)
     hist_add(t);
 }
@@ -611,14 +618,20 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
    * Not the readings of init and finalize (pmon__meters_sample_all()),
    * which anchor the node's span: stamped at once, they cover what the
    * ranks did up to then. */
+  /* The value held at an instant between the previous reading and this
+   * one: how far its stamp may be from it goes into err[2]. */
+  ms->err[2] = 0;
   if (news && ms->seen_old && !ms->frozen && !force && !ms->anchoring &&
       (m->flags & PMON_DRV_COUNTER) && t > ms->seen_ns &&
       ms->seen_ns > ms->prev_ns) {
     uint64_t seen = t;
 
     t = ms->seen_ns + (t - ms->seen_ns) / 2;
+    ms->err[2] = (double)(t - ms->seen_ns) * 1e-9;
     ms->seen_ns = seen;
   } else {
+    if (news && (m->flags & PMON_DRV_COUNTER) && t > ms->seen_ns)
+      ms->err[2] = (double)(t - ms->seen_ns) * 1e-9;
     ms->seen_ns = t;
   }
   ms->seen_old = !news;
@@ -712,10 +725,18 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
                 (double)(t - ms->prev_ns) * 1e-9, (double)ms->ttl_ns * 1e-9);
     memcpy(ms->prev_w, r->watts, sizeof r->watts);
   } else {
-    double dt = (double)(t - ms->prev_ns) * 1e-9;
+    double dt = (double)(t - ms->prev_ns) * 1e-9, jump = 0;
 
-    for (int c = 0; c < m->nch; c++)
+    for (int c = 0; c < m->nch; c++) {
       ms->e[c] += 0.5 * (ms->prev_w[c] + r->watts[c]) * dt;
+      if (pmon__g.total_mask[i] & (1u << c))
+        jump += fabs(r->watts[c] - ms->prev_w[c]);
+    }
+    /* The trapezoid is off by at most half the change times the interval
+     * when the power moved once, anywhere, between the two readings
+     * (docs/report-format.md, "Error bars"). */
+    ms->err[0] += 0.5 * jump * dt;
+    ms->err[1] += 0.25 * jump * jump * dt * dt;
     memcpy(ms->prev_w, r->watts, sizeof r->watts);
     ms->covered_ns += t - ms->prev_ns;
   }
@@ -784,12 +805,13 @@ void pmon__meters_sample_all(uint64_t now)
       if (last == NULL || last->t_ns < s.t_ns)
         hist_add(s.t_ns);
       else if (last->t_ns == s.t_ns) {
-        double e;
+        double e, err[3];
         uint64_t covered;
 
-        if (hist_total(&e, &covered) == 0) {
+        if (hist_total(&e, &covered, err) == 0) {
           last->e = e;
           last->covered_ns = covered;
+          memcpy(last->err, err, sizeof err);
         }
       }
     }

@@ -134,6 +134,26 @@ int pmon__node_setup(void)
   return 0;
 }
 
+/* Meter I's terms of the error bars into SH, over M's channels in the
+ * node total (docs/report-format.md, "Error bars"). */
+static void error_terms(struct pmon_shared *sh, int i,
+                        const struct pmon_meter *m)
+{
+  int n = 0;
+
+  for (int c = 0; c < m->nch; c++) {
+    if (!(sh->total_mask[i] & (1u << c)))
+      continue;
+    n++;
+    if (m->flags & PMON_DRV_COUNTER)
+      sh->res_j[i] += m->ch[c].scale;
+  }
+  /* An estimate's error is its model's, which it does not state: its
+   * bars are unknown (NAN). */
+  sh->acc_rel[i] = (m->flags & PMON_DRV_ESTIMATED) ? NAN : m->accuracy_rel;
+  sh->acc_w[i] = m->accuracy_w * n;
+}
+
 /* Where the slot of local rank R begins in its part of the segment, of
  * SZ bytes at BASE; HEAD is the leader's part before its slot. */
 static struct pmon_pub *slot_at(char *base, MPI_Aint sz, size_t head)
@@ -202,6 +222,7 @@ int pmon__node_share(void)
     for (int i = 0; i < nmeters; i++) {
       sh->nch[i] = g->ms[i].m.nch;
       sh->total_mask[i] = g->total_mask[i];
+      error_terms(sh, i, &g->ms[i].m);
     }
   }
   return 0;

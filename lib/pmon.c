@@ -248,6 +248,7 @@ static int init_locked(int by_preload)
     int tm = g->total_meter;
 
     g->t_init_ns = pmon__now_ns();
+    g->t_end_ns = 0;
     pmon__meters_sample_all(g->t_init_ns);
     /* Time is counted from the first sample of the node total, where its
      * energy starts. */
@@ -352,10 +353,14 @@ static int finalize_locked(void)
   pmon__regions_close_all(g->t_fin_ns);
   node_barrier();
   if (g->leader) {
+    /* Every rank of the node has called pmon_finalize(): its run ends
+     * here, and a reading after it lets the report cut its energy here
+     * (lib/report.c). */
+    g->t_end_ns = pmon__now_ns();
     pmon__iofreq_finish(); /* every rank of the node has stopped */
     pmon__spool_stop();
     pmon__sampler_stop();
-    pmon__meters_sample_all(pmon__now_ns());
+    pmon__meters_sample_all(g->t_end_ns);
     pmon__meters_finish();
   }
   atomic_thread_fence(memory_order_seq_cst);

@@ -22,7 +22,7 @@
  * count again).  An entry is one block: struct region, then per meter its
  * bucket (struct rmeter), then the bucket's copy of sample k's energies
  * and the resolved energies (one double each per channel of the node),
- * then the name: 136 bytes plus the name for one meter of one channel,
+ * then the name: 200 bytes plus the name for one meter of one channel,
  * plus 16 per channel more, and a table slot (8 bytes, at most half of
  * them used).  The process's registry of names adds 16 bytes a name.  A
  * new name beyond the limit is folded into the region "(other)": its
@@ -62,6 +62,18 @@ struct rmeter {
   uint64_t a_cov;   /* ring may lose it (its energies follow, a_e) */
   double s0, s1;
   double covered;   /* seconds of the pairs this meter measured */
+  /* Its error bar (docs/report-format.md, "Error bars"), in 64 bytes
+   * more; a bar needs no more digits than a float's: */
+  double err[2];    /* the bound of its errors, and their squares' sum */
+  uint64_t pend;    /* a resolved bucket's sample j + 1, whose power its
+                       boundaries' bound still wants (0: none) */
+  float a_err[3];   /* sample k's err[], copied */
+  float nb;         /* boundaries in the bucket */
+  float p_lo, p_hi, p_w, p_nb; /* the resolved bucket's powers so far, the
+                                  time its bound weighs them by, its
+                                  boundaries */
+  float p_in, p_c;  /* when its pairs began and ended in it (s0 = 0),
+                       their time (|s1|) and the rest of their bound */
 };
 
 struct region {
@@ -461,6 +473,114 @@ static int enter_new(struct pmon_thread *t, const char *name, size_t len,
   return *r != NULL ? 0 : PMON_ENOMEM;
 }
 
+/* The power of meter M's channels in the node total from sample A to
+ * sample B (energies EA, EB); NAN when they are not apart in time. */
+static double total_power(int m, const double *ea, uint64_t ta,
+                          const double *eb, uint64_t tb)
+{
+  uint32_t mask = pmon__g.sh->total_mask[m];
+  double sum = 0;
+
+  if (tb <= ta)
+    return NAN;
+  for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
+    if (mask & (1u << c))
+      sum += eb[c] - ea[c];
+  return sum / ((double)(tb - ta) * 1e-9);
+}
+
+static void widen(struct rmeter *b, double p)
+{
+  if (isnan(p))
+    return;
+  b->p_lo = p < b->p_lo ? (float)p : b->p_lo;
+  b->p_hi = p > b->p_hi ? (float)p : b->p_hi;
+}
+
+/* The pending bound of meter M's last resolved bucket into the region's,
+ * with the power after its sample j when the ring still has it. */
+static void bound_settle(struct rmeter *b, int m)
+{
+  const struct pmon_shared *sh = pmon__g.sh;
+  struct pmon_tl_sample x, y;
+  double one, inside;
+
+  if (b->pend == 0)
+    return;
+  if (pmon__tl_get(&sh->tl[m], b->pend - 1, &x) == 0 &&
+      pmon__tl_get(&sh->tl[m], b->pend, &y) == 0)
+    widen(b, total_power(m, x.e, x.t_ns, y.e, y.t_ns));
+  one = (b->p_hi - b->p_lo) * b->p_w + sh->res_j[m];
+  inside = b->p_in * (b->p_hi - b->p_lo + b->p_c);
+  if (b->p_in > 0 && inside < b->p_nb * one) {
+    b->err[0] += inside;
+    b->err[1] += inside * inside;
+  } else {
+    b->err[0] += b->p_nb * one;
+    b->err[1] += b->p_nb * one * one;
+  }
+  b->pend = 0;
+}
+
+/*
+ * The bound of the bucket of meter M, just resolved with sample J (S), DT
+ * seconds after its sample k.  Each boundary between k and j is off by at
+ * most the power's range around it, times a quarter of the spacing (the
+ * linear interpolation) plus the stamps' uncertainty, plus the counter's
+ * resolution.  The range is taken over the intervals k-1..k, k..j and
+ * j..j+1; j + 1 may not be published yet, so the bound waits for it
+ * (bound_settle(), at the next resolution or at the end).  A bucket
+ * whose pairs all begin and end in it (s0 = 0) has a bound of its own,
+ * used when smaller: the range times their time, plus what the ends'
+ * resolution and stamps do to the slope, over their time.
+ */
+static void bucket_bound(struct region *r, int m, uint64_t j,
+                         const struct pmon_tl_sample *s, double dt)
+{
+  const struct pmon_shared *sh = pmon__g.sh;
+  struct rmeter *b = &rm_of(r)[m];
+  const double *ae = ae_of(r) + lay.choff[m];
+  struct pmon_tl_sample x;
+  double h;
+
+  bound_settle(b, m);
+  b->p_lo = INFINITY;
+  b->p_hi = -INFINITY;
+  /* k..j may hold several intervals (the sample after a boundary stamped
+   * before it): each one's power, or their mean when the ring lost one. */
+  {
+    struct pmon_tl_sample y;
+    const double *pe = ae;
+    uint64_t pt = b->a_t, i;
+
+    for (i = b->anchor + 1; i < j; i++) {
+      if (pmon__tl_get(&sh->tl[m], i, &y) != 0)
+        break;
+      widen(b, total_power(m, pe, pt, y.e, y.t_ns));
+      x = y;
+      pe = x.e;
+      pt = x.t_ns;
+    }
+    widen(b, total_power(m, pe, pt, s->e, s->t_ns));
+  }
+  if (b->anchor > 0 && pmon__tl_get(&sh->tl[m], b->anchor - 1, &x) == 0)
+    widen(b, total_power(m, x.e, x.t_ns, ae, b->a_t));
+  if (b->p_lo > b->p_hi)
+    b->p_lo = b->p_hi = 0;
+  h = b->a_err[2] > s->err[2] ? b->a_err[2] : s->err[2];
+  b->p_w = (float)((dt > 0 ? dt / 4 : 0) + h);
+  b->p_nb = b->nb;
+  b->p_in = 0;
+  if (fabs(b->s0) < 0.5 && dt > 0) {
+    double p = total_power(m, ae, b->a_t, s->e, s->t_ns);
+
+    b->p_in = (float)fabs(b->s1);
+    b->p_c = (float)((sh->res_j[m] + fabs(p) * (b->a_err[2] + s->err[2])) /
+                     dt);
+  }
+  b->pend = j + 1;
+}
+
 /*
  * Fold the bucket of meter M into R's energy, if a sample after it exists
  * among the first SEQ.
@@ -502,6 +622,10 @@ static int resolve_upto(struct region *r, int m, uint64_t seq)
   dt = (double)(s.t_ns - b->a_t) * 1e-9;
   for (int c = 0; c < nch; c++)
     e[c] += b->s0 * ae[c] + (dt > 0 ? b->s1 * (s.e[c] - ae[c]) / dt : 0);
+  for (int i = 0; i < 2; i++)
+    b->err[i] += b->s0 * b->a_err[i] +
+                 (dt > 0 ? b->s1 * (s.err[i] - b->a_err[i]) / dt : 0);
+  bucket_bound(r, m, j, &s, dt);
   {
     double ca = (double)b->a_cov * 1e-9;
     double cs = (double)s.covered_ns * 1e-9;
@@ -545,9 +669,12 @@ static void boundary(struct region *r, double sign, uint64_t now,
       b->a_cov = a.covered_ns;
       memcpy(ae_of(r) + lay.choff[m], a.e,
              (size_t)(lay.choff[m + 1] - lay.choff[m]) * sizeof(double));
-      b->s0 = b->s1 = 0;
+      for (int i = 0; i < 3; i++)
+        b->a_err[i] = (float)a.err[i];
+      b->s0 = b->s1 = b->nb = 0;
     }
     b->s0 += sign;
+    b->nb += 1;
     b->s1 += sign * (double)(int64_t)(now - b->a_t) * 1e-9;
     b->t_max = now;
   }
@@ -886,28 +1013,37 @@ void pmon__regions_resolve(void)
 /* R's node total (the meters and channels of the node total) into *E and
  * the least share of its time those meters measured into *COVER, both
  * NAN when the node has no total or a boundary found no timeline. */
-static void node_total(struct region *r, double *e, double *cover)
+static void node_total(struct region *r, double *e, double *cover,
+                       double *err)
 {
   const struct pmon_shared *sh = pmon__g.sh;
   double time_s = (double)r->time_ns * 1e-9, sum = 0, least = 1;
+  double lin = 0, bound = 0, sq = 0;
 
-  *e = *cover = NAN;
+  *e = *cover = *err = NAN;
   if (sh == NULL || sh->total_meter < 0 || r->unresolved != 0)
     return;
   for (int m = 0; m < lay.nmeters; m++) {
-    double f = time_s > 0 ? rm_of(r)[m].covered / time_s : 1;
+    struct rmeter *b = &rm_of(r)[m];
+    double f = time_s > 0 ? b->covered / time_s : 1, em = 0;
 
     if (sh->total_mask[m] == 0)
       continue;
     for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
       if (sh->total_mask[m] & (1u << c))
-        sum += e_of(r)[lay.choff[m] + c];
+        em += e_of(r)[lay.choff[m] + c];
+    sum += em;
+    bound_settle(b, m);
+    lin += sh->acc_rel[m] * fabs(em) + sh->acc_w[m] * fabs(b->covered);
+    bound += fabs(b->err[0]);
+    sq += fabs(b->err[1]);
     /* Rounding may take a fully measured region a hair past 1. */
     f = f < 0 ? 0 : f > 1 ? 1 : f;
     least = f < least ? f : least;
   }
   *e = sum;
   *cover = least;
+  *err = pmon__err_combine(lin, bound, sq);
 }
 
 static int by_index(const void *a, const void *b)
@@ -944,7 +1080,7 @@ static int table_add(struct pmon_rtab *tab, struct region *r, int rank)
   x->first_s = first_s < x->first_s ? first_s : x->first_s;
   if (created) {
     x->rank = rank;
-    node_total(r, &x->energy_j, &x->coverage);
+    node_total(r, &x->energy_j, &x->coverage, &x->energy_err_j);
     x->mcount = r->outer;
     x->span[0] = r->first_ns;
     x->span[1] = r->first_end;
@@ -1021,9 +1157,12 @@ static void settle(struct region *r, const uint64_t *seq,
         for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
           e_of(r)[lay.choff[m] + c] += last[m].e[c];
         b->covered += (double)last[m].covered_ns * 1e-9;
+        for (int i = 0; i < 2; i++)
+          b->err[i] += last[m].err[i];
         continue;
       }
       b->s0 += 1.0;
+      b->nb += 1.0;
       b->s1 += t > b->a_t ? (double)(t - b->a_t) * 1e-9 : 0;
       b->t_max = t > b->t_max ? t : b->t_max;
     }
@@ -1047,6 +1186,8 @@ static void settle(struct region *r, const uint64_t *seq,
     for (int c = 0; c < nch; c++)
       e_of(r)[lay.choff[m] + c] += b->s0 * ae_of(r)[lay.choff[m] + c];
     b->covered += b->s0 * (double)b->a_cov * 1e-9;
+    for (int i = 0; i < 2; i++)
+      b->err[i] += b->s0 * b->a_err[i];
     r->used &= (uint16_t)~(1u << m);
   }
 }
@@ -1225,11 +1366,13 @@ json_t *pmon__regions_spool_json(const struct pmon_rtab *node)
                      : NAN;
 
     json_array_append_new(
-      out, json_pack("{s:s%, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:f}", "name",
-                     r->name, (size_t)r->len, "rank", r->rank, "count",
-                     (json_int_t)r->count, "unclosed", (json_int_t)r->unclosed,
-                     "time_s", r->time_s, "energy_j",
-                     num_or_null(r->energy_j), "power_w", num_or_null(power),
+      out, json_pack("{s:s%, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:f}",
+                     "name", r->name, (size_t)r->len, "rank", r->rank,
+                     "count", (json_int_t)r->count, "unclosed",
+                     (json_int_t)r->unclosed, "time_s", r->time_s, "energy_j",
+                     num_or_null(r->energy_j), "energy_err_j",
+                     num_or_null(isfinite(r->energy_j) ? r->energy_err_j : NAN),
+                     "power_w", num_or_null(power),
                      "coverage", num_or_null(r->coverage), "first_s",
                      r->first_s));
   }

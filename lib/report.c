@@ -193,6 +193,78 @@ static void total_how(char *buf, size_t size)
              out, out == 1 ? "" : "s", out == 1 ? "it measures" : "they measure");
 }
 
+/* The power of meter I's channels in the node total from sample A to B;
+ * NAN when they are not apart. */
+static double total_power(int i, const struct pmon_tl_sample *a,
+                          const struct pmon_tl_sample *b)
+{
+  const struct pmon_state *g = &pmon__g;
+  double sum = 0;
+
+  if (b->t_ns <= a->t_ns)
+    return NAN;
+  for (int c = 0; c < g->ms[i].m.nch; c++)
+    if (g->total_mask[i] & (1u << c))
+      sum += b->e[c] - a->e[c];
+  return sum / ((double)(b->t_ns - a->t_ns) * 1e-9);
+}
+
+/*
+ * Meter I's values at T, into *OUT: interpolated between the last sample
+ * before T and the first at or after it, as a region's end is (the
+ * finalize reading comes after T); *BAR gets that end's error bar, the
+ * range of the power over the intervals around it times a quarter of
+ * their spacing plus the stamps' error, and the resolution.  -1 when the
+ * ring has no sample on each side.
+ */
+static int sample_at(int i, uint64_t t, struct pmon_tl_sample *out,
+                     double *bar)
+{
+  const struct pmon_shared *sh = pmon__g.sh;
+  const struct pmon_tl *tl = &sh->tl[i];
+  uint64_t seq = pmon__tl_seq(tl), k;
+  struct pmon_tl_sample a, b, x;
+  double w, lo = INFINITY, hi = -INFINITY, p;
+
+  if (seq < 2 || pmon__tl_get(tl, seq - 1, &b) != 0 || b.t_ns < t)
+    return -1;
+  for (k = seq - 1; k > 0; k--) {
+    if (pmon__tl_get(tl, k - 1, &a) != 0)
+      return -1;
+    if (a.t_ns < t)
+      break;
+    b = a;
+  }
+  if (k == 0 || b.t_ns <= a.t_ns)
+    return -1;
+  w = (double)(t - a.t_ns) / (double)(b.t_ns - a.t_ns);
+  *out = b;
+  out->t_ns = t;
+  for (int c = 0; c < PMON_CH_MAX; c++)
+    out->e[c] = a.e[c] + (b.e[c] - a.e[c]) * w;
+  for (int j = 0; j < 2; j++)
+    out->err[j] = a.err[j] + (b.err[j] - a.err[j]) * w;
+  out->covered_ns = a.covered_ns + (uint64_t)((double)(b.covered_ns -
+                                                       a.covered_ns) * w);
+  /* The powers around: k-1..k (a to b), and the intervals on each side. */
+  p = total_power(i, &a, &b);
+  lo = hi = isnan(p) ? 0 : p;
+  if (k >= 2 && pmon__tl_get(tl, k - 2, &x) == 0 &&
+      !isnan(p = total_power(i, &x, &a))) {
+    lo = p < lo ? p : lo;
+    hi = p > hi ? p : hi;
+  }
+  if (k + 1 < seq && pmon__tl_get(tl, k + 1, &x) == 0 &&
+      !isnan(p = total_power(i, &b, &x))) {
+    lo = p < lo ? p : lo;
+    hi = p > hi ? p : hi;
+  }
+  *bar = (hi - lo) * ((double)(b.t_ns - a.t_ns) * 1e-9 / 4 +
+                      (a.err[2] > b.err[2] ? a.err[2] : b.err[2])) +
+         sh->res_j[i];
+  return 0;
+}
+
 /*
  * The node's record as of T_END, with the ranks' I/O records in RANKS and
  * the node's regions in REGIONS: at finalize (FINAL), or for the spool
@@ -208,7 +280,7 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
   const struct pmon_shared *sh = g->sh;
   json_t *chans = json_object();
   double energy = 0, wall = (double)(t_end - g->t_init_ns) * 1e-9;
-  double cover = -1;
+  double cover = -1, lin = 0, bound = 0, sq = 0;
   int has = g->total_meter >= 0, tm = g->total_meter, est = 0;
   unsigned long samples = 0;
   uint64_t t_last = t_end;
@@ -219,6 +291,8 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     struct pmon_tl_sample first, last;
     uint64_t seq = pmon__tl_seq(&sh->tl[i]);
     const struct pmon_meter *m = &g->ms[i].m;
+    struct pmon_tl_sample cut;
+    double em, end_bar;
 
     samples += g->ms[i].nread;
     if (g->total_mask[i] != 0) {
@@ -236,6 +310,11 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
         has = 0; /* a part of the total without a sample: no total */
       continue;
     }
+    /* At finalize the run ends at T_END, between two readings. */
+    end_bar = NAN;
+    if (final && sample_at(i, t_end, &cut, &end_bar) == 0)
+      last = cut;
+    em = 0;
     for (int c = 0; c < m->nch; c++) {
       char key[PMON_CH_NAME_MAX + 40];
 
@@ -244,7 +323,30 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
         snprintf(key, sizeof key, "%s@%s", m->ch[c].name, m->drv->name);
       json_object_set_new(chans, key, json_real(last.e[c]));
       if (g->total_mask[i] & (1u << c))
-        energy += last.e[c];
+        em += last.e[c];
+    }
+    energy += em;
+    /* The run's ends are readings (stamped where they were taken): its
+     * error bar is the resolution of one difference, the readings'
+     * stated accuracy and, for a sampled meter, its trapezoids. */
+    if (g->total_mask[i] != 0) {
+      struct pmon_tl_sample s0;
+      double h0 = g->nhist > 0 ? g->hist[0].err[2] : 0;
+
+      lin += sh->res_j[i] + sh->acc_rel[i] * fabs(em) +
+             sh->acc_w[i] * (double)g->ms[i].covered_ns * 1e-9;
+      /* Its ends: the first reading's stamp (how far it may be from the
+       * instant its value held) at the run's mean power, and the last's,
+       * or the cut between two readings. */
+      if (pmon__tl_get(&sh->tl[i], 0, &s0) == 0)
+        h0 = s0.err[2];
+      if (last.t_ns > sh->t_init_ns)
+        lin += fabs(em) / ((double)(last.t_ns - sh->t_init_ns) * 1e-9) *
+               (h0 + (isnan(end_bar) ? last.err[2] : 0));
+      if (!isnan(end_bar))
+        lin += end_bar;
+      bound += last.err[0];
+      sq += last.err[1];
     }
     if (i == tm) {
       t_last = last.t_ns;
@@ -276,6 +378,11 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     tm >= 0 ? json_string(how) : json_null(), "channels", chans, "samples",
     (json_int_t)samples, "events", events_json(), "meters", meters_json(),
     "io", io);
+  /* An estimate's error is its model's, which it does not state. */
+  if (rec != NULL)
+    json_object_set_new(rec, "energy_err_j",
+                        number_or_null(pmon__err_combine(lin, bound, sq),
+                                       has && !est));
   if (rec != NULL) {
     const char *why = pmon__cpufreq_why();
 
@@ -318,7 +425,10 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
 
 json_t *pmon__node_record(json_t *ranks, const struct pmon_rtab *regions)
 {
-  return node_record_at(ranks, regions, pmon__g.t_fin_ns, 1);
+  return node_record_at(ranks, regions,
+                        pmon__g.t_end_ns ? pmon__g.t_end_ns
+                                         : pmon__g.t_fin_ns,
+                        1);
 }
 
 json_t *pmon__node_snapshot(uint64_t now, json_t *io_ranks,
@@ -842,6 +952,21 @@ static void coverage_summary(json_t *nodes)
     pmon__say("... %d more meters with gaps in the report", more);
 }
 
+/* Energy J and its error bar ERR (NAN: none) into BUF, "424.10 +- 3.20
+ * J".  The summary is plain ASCII: it goes to the job's log. */
+static void energy_err_text(double j, double err, char *buf, size_t size)
+{
+  double unit = fabs(j) >= 1e6 ? 1e6 : fabs(j) >= 1e3 ? 1e3 : 1;
+  const char *name = unit == 1e6 ? "MJ" : unit == 1e3 ? "kJ" : "J";
+  int digits = unit > 1 ? 3 : 2;
+
+  if (!isfinite(err))
+    human_energy(j, buf, size);
+  else
+    snprintf(buf, size, "%.*f +- %.*f %s", digits, j / unit, digits,
+             err / unit, name);
+}
+
 static void summary(const struct report_doc *rd, const char *path,
                     int written, const char *spool)
 {
@@ -865,7 +990,11 @@ static void summary(const struct report_doc *rd, const char *path,
              strcmp(covers, "mixed") == 0 ? "parts of some nodes" : covers,
              nodes == 1 ? "" : "s");
   if (json_is_number(e)) {
-    human_energy(json_number_value(e), a, sizeof a);
+    json_t *err = json_object_get(doc, "energy_err_j");
+
+    energy_err_text(json_number_value(e),
+                    json_is_number(err) ? json_number_value(err) : NAN, a,
+                    sizeof a);
     pmon__say("job %s: %d rank%s on %d node%s, %.2f s, %s, %.1f W%s%s",
               json_string_value(json_object_get(job, "id")), ranks,
               ranks == 1 ? "" : "s", nodes, nodes == 1 ? "" : "s", wall, a,
@@ -893,9 +1022,9 @@ static void summary(const struct report_doc *rd, const char *path,
       pmon__say("... %zu more regions in the report", rd->nregions - i);
       break;
     }
-    if (isfinite(r->energy_j))
-      human_energy(r->energy_j, a, sizeof a);
-    else
+    if (isfinite(r->energy_j)) {
+      energy_err_text(r->energy_j, r->energy_err_j, a, sizeof a);
+    } else
       snprintf(a, sizeof a, "energy not measured");
     /* Energy that covers only part of the region says so. */
     if (isfinite(r->energy_j) && isfinite(r->coverage) &&
@@ -947,8 +1076,8 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions,
   struct pmon_state *g = &pmon__g;
   size_t n = json_array_size(nodes), i;
   double *ev = calloc(n + 1, sizeof *ev), *pv = calloc(n + 1, sizeof *pv);
-  double total = 0, wall = 0;
-  int ne = 0, est = 0, rc, saved;
+  double total = 0, wall = 0, err = 0;
+  int ne = 0, est = 0, rc, saved, err_known = 1;
   char start[32], end[32], path[PATH_MAX];
   json_t *node, *doc, *meters, *io;
 
@@ -967,6 +1096,11 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions,
       ev[ne] = json_number_value(e);
       pv[ne] = w > 0 ? ev[ne] / w : 0;
       total += ev[ne++];
+      /* Nodes' meters are separate devices: their bars add, a bound. */
+      if (json_is_number(json_object_get(node, "energy_err_j")))
+        err += json_number_value(json_object_get(node, "energy_err_j"));
+      else
+        err_known = 0;
     }
   }
   iso_time(&g->wall_start, start, sizeof start);
@@ -986,6 +1120,9 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions,
     number_or_null(total / wall, ne > 0 && wall > 0), "estimated", est,
     "meters", meters, "stats", "node_energy_j",
     stats_json(ev, ne), "node_power_w", stats_json(pv, ne), "io", io);
+  if (doc != NULL)
+    json_object_set_new(doc, "energy_err_j",
+                        number_or_null(err, ne > 0 && err_known));
   if (doc != NULL)
     json_object_set_new(doc, "comm", pmon__comm_job(nodes));
   if (json_is_object(io))

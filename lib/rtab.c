@@ -104,7 +104,7 @@ struct pmon_rrec *pmon__rtab_get(struct pmon_rtab *t, const char *name,
   memcpy(r->name, name, len);
   r->time_s = r->mtime_s = 0;
   r->first_s = INFINITY;
-  r->energy_j = r->coverage = r->power_w = NAN;
+  r->energy_j = r->energy_err_j = r->coverage = r->power_w = NAN;
   r->rank = INT32_MAX;
   for (k = h & (t->cap - 1); t->slot[k] != NULL; k = (k + 1) & (t->cap - 1))
     ;
@@ -226,6 +226,7 @@ int pmon__rtab_merge(struct pmon_rtab *t, const struct pmon_rrec *b)
     /* The lowest rank that entered the region measures it. */
     if (b->rank < a->rank) {
       a->energy_j = b->energy_j;
+      a->energy_err_j = b->energy_err_j;
       a->coverage = b->coverage;
       a->mtime_s = b->mtime_s;
       a->rank = b->rank;
@@ -235,6 +236,7 @@ int pmon__rtab_merge(struct pmon_rtab *t, const struct pmon_rrec *b)
     return 0;
   }
   a->energy_j = add_measured(a->energy_j, b->energy_j);
+  a->energy_err_j = add_measured(a->energy_err_j, b->energy_err_j);
   a->power_w = add_measured(a->power_w, b->power_w);
   a->coverage = least_measured(a->coverage, b->coverage);
   a->no_energy += b->no_energy;
@@ -263,9 +265,9 @@ void pmon__rtab_to_job(struct pmon_rtab *t, int node)
     r->list = NULL;
     r->listed = -1;
     if (t->list_max > 0 && (r->list = malloc(sizeof *r->list)) != NULL) {
-      r->list[0] = (struct pmon_rnode){node,        r->rank,     r->count,
-                                       r->time_s,   r->energy_j, r->power_w,
-                                       r->coverage};
+      r->list[0] = (struct pmon_rnode){
+        node,        r->rank,           r->count,   r->time_s,
+        r->energy_j, r->energy_err_j,   r->power_w, r->coverage};
       r->listed = 1;
     }
   }
@@ -395,6 +397,12 @@ static json_t *num(double v)
   return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* An energy's error bar: null when the energy is not measured. */
+static json_t *err_num(double e, double err)
+{
+  return isfinite(e) ? num(err) : json_null();
+}
+
 static json_t *node_name(json_t *nodes, int32_t i)
 {
   const char *s =
@@ -436,6 +444,9 @@ json_t *pmon__rtab_rec_json(struct pmon_rrec *r, json_t *nodes)
     "energy_j", stat_json(&r->se, nodes), "time_s", stat_json(&r->st, nodes));
   json_t *list;
 
+  if (o != NULL)
+    json_object_set_new(o, "energy_err_j",
+                        err_num(r->energy_j, r->energy_err_j));
   if (o == NULL || r->listed < 0)
     return o;
   list = json_array();
@@ -444,11 +455,13 @@ json_t *pmon__rtab_rec_json(struct pmon_rrec *r, json_t *nodes)
     const struct pmon_rnode *e = &r->list[i];
 
     json_array_append_new(
-      list, json_pack("{s:o, s:I, s:f, s:o, s:o, s:o, s:i}", "name",
-                      node_name(nodes, e->node), "count", (json_int_t)e->count,
-                      "time_s", e->time_s, "energy_j", num(e->energy_j),
-                      "power_w", num(e->power_w), "coverage",
-                      num(e->coverage), "rank", (int)e->rank));
+      list,
+      json_pack("{s:o, s:I, s:f, s:o, s:o, s:o, s:o, s:i}", "name",
+                node_name(nodes, e->node), "count", (json_int_t)e->count,
+                "time_s", e->time_s, "energy_j", num(e->energy_j),
+                "energy_err_j", err_num(e->energy_j, e->energy_err_j),
+                "power_w", num(e->power_w), "coverage", num(e->coverage),
+                "rank", (int)e->rank));
   }
   json_object_set_new(o, "nodes", list);
   return o;

@@ -44,6 +44,7 @@ struct pmon_rnode {
   uint64_t count;
   double time_s;   /* the longest of the node's ranks */
   double energy_j; /* NAN: not measured */
+  double energy_err_j; /* its error bar; NAN: not measured */
   double power_w;  /* NAN: not measured */
   double coverage; /* NAN: not measured */
 };
@@ -56,6 +57,8 @@ struct pmon_rrec {
                          rank's own table) */
   double first_s;     /* first entered, seconds after init */
   double energy_j;    /* node: the measuring rank's; job: summed */
+  double energy_err_j; /* its error bar, the same way (a bound over
+                          nodes: they add) */
   double coverage;    /* the least */
   double power_w;     /* job: summed over nodes */
   double mtime_s;     /* node: the measuring rank's own time */

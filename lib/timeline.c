@@ -59,6 +59,8 @@ int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
   out->covered_ns = __atomic_load_n(&s->covered_ns, __ATOMIC_RELAXED);
   for (size_t i = 0; i < sizeof out->e / sizeof out->e[0]; i++)
     __atomic_load(&s->e[i], &out->e[i], __ATOMIC_RELAXED);
+  for (int i = 0; i < 3; i++)
+    __atomic_load(&s->err[i], &out->err[i], __ATOMIC_RELAXED);
   atomic_thread_fence(memory_order_acquire);
   /* The slot is rewritten once seq reaches idx + PMON_RING. */
   if (pmon__tl_seq(tl) - idx >= PMON_RING)
@@ -67,8 +69,9 @@ int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
 }
 
 void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
-                      const double *e, int nch)
+                      const double *e, int nch, const double *err)
 {
+  static const double none[3];
   uint64_t seq = atomic_load_explicit(&tl->seq, memory_order_relaxed);
   struct pmon_tl_sample *s = &tl->s[seq % PMON_RING];
 
@@ -77,6 +80,10 @@ void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
   __atomic_store_n(&s->covered_ns, covered_ns, __ATOMIC_RELAXED);
   for (int i = 0; i < nch; i++)
     __atomic_store(&s->e[i], &e[i], __ATOMIC_RELAXED);
+  if (err == NULL)
+    err = none;
+  for (int i = 0; i < 3; i++)
+    __atomic_store(&s->err[i], &err[i], __ATOMIC_RELAXED);
   atomic_store_explicit(&tl->seq, seq + 1, memory_order_release);
 }
 
@@ -162,7 +169,8 @@ int pmon__hist_open(void)
  * the whole job.  Its memory is fixed: PMON_HIST points, allocated and
  * touched once (pmon__hist_open()).
  */
-void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns)
+void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns,
+                    const double *err)
 {
   struct pmon_state *g = &pmon__g;
   struct pmon_hist_point *p;
@@ -184,6 +192,8 @@ void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns)
   p->t_ns = t_ns;
   p->covered_ns = covered_ns;
   p->e = e;
+  for (int i = 0; i < 3; i++)
+    p->err[i] = err != NULL ? err[i] : 0;
   p->cpu_t_ns = g->cpu_t_ns;
   p->cpu_busy = g->cpu_busy;
   p->cpu_total = g->cpu_total;
@@ -248,6 +258,107 @@ static double covered_at(uint64_t t)
   return w > 0 ? (double)h[i].covered_ns +
                    ((double)h[i + 1].covered_ns - (double)h[i].covered_ns) * w
                : (double)h[i].covered_ns;
+}
+
+/* The node total's power from history point I to J; NAN when they are
+ * not apart. */
+static double hist_power(size_t i, size_t j)
+{
+  const struct pmon_hist_point *h = pmon__g.hist;
+
+  if (h[j].t_ns <= h[i].t_ns)
+    return NAN;
+  return (h[j].e - h[i].e) / ((double)(h[j].t_ns - h[i].t_ns) * 1e-9);
+}
+
+/* The range of the node total's power over the history's intervals
+ * from point I - 1 to point I + 2 (those around [I, I + 1]). */
+static double hist_range(size_t i)
+{
+  size_t n = pmon__g.nhist;
+  double lo = INFINITY, hi = -INFINITY;
+
+  for (size_t k = i > 0 ? i - 1 : 0; k + 1 < n && k <= i + 1; k++) {
+    double p = hist_power(k, k + 1);
+
+    if (!isnan(p)) {
+      lo = p < lo ? p : lo;
+      hi = p > hi ? p : hi;
+    }
+  }
+  return hi >= lo ? hi - lo : 0;
+}
+
+/* The node total's resolution (joules) and stated accuracy (a fraction,
+ * the largest of its meters', and watts). */
+static void total_terms(double *res, double *rel, double *watts)
+{
+  const struct pmon_shared *sh = pmon__g.sh;
+
+  *res = *rel = *watts = 0;
+  for (int m = 0; sh != NULL && m < sh->nmeters; m++)
+    if (sh->total_mask[m] != 0) {
+      *res += sh->res_j[m];
+      *rel = isnan(sh->acc_rel[m]) || sh->acc_rel[m] > *rel ? sh->acc_rel[m]
+                                                            : *rel;
+      *watts += sh->acc_w[m];
+    }
+}
+
+/*
+ * As the region's (lib/region.c): each end of the span between two
+ * points of the history is off by at most the power's range around it
+ * times a quarter of the points' spacing plus the stamps' error, plus the
+ * resolution; a span inside one interval by at most its time times the
+ * range, plus what the ends do to the slope.  The sampled meters' error
+ * between readings comes from the points' err[].
+ */
+void pmon__hist_energy_err(uint64_t t0, uint64_t t1, double err[3])
+{
+  const struct pmon_hist_point *h = pmon__g.hist;
+  size_t n = pmon__g.nhist, i[2];
+  double res, rel, watts, w[2], b[2], e;
+  uint64_t t[2] = {t0, t1};
+
+  if (n < 2 || t0 < h[0].t_ns || t1 > h[n - 1].t_ns || t1 < t0)
+    return;
+  total_terms(&res, &rel, &watts);
+  e = hist_at(t1) - hist_at(t0);
+  err[0] += rel * fabs(e) + watts * (covered_at(t1) - covered_at(t0)) * 1e-9;
+  for (int k = 0; k < 2; k++) {
+    const struct pmon_hist_point *p;
+    double dt, stamp;
+
+    i[k] = locate(t[k], &w[k]);
+    p = &h[i[k]];
+    /* Between readings, as the energy: interpolated. */
+    for (int j = 0; j < 2; j++)
+      err[1 + j] += (k == 0 ? -1 : 1) *
+                    (w[k] > 0 ? p->err[j] + (p[1].err[j] - p->err[j]) * w[k]
+                              : p->err[j]);
+    if (w[k] == 0) { /* on a point: its stamp */
+      b[k] = res + hist_range(i[k] > 0 ? i[k] - 1 : 0) * p->err[2];
+      continue;
+    }
+    dt = (double)(p[1].t_ns - p->t_ns) * 1e-9;
+    stamp = p->err[2] > p[1].err[2] ? p->err[2] : p[1].err[2];
+    b[k] = hist_range(i[k]) * (dt / 4 + stamp) + res;
+  }
+  if (i[0] == i[1] && w[0] > 0 && w[1] > 0) {
+    double dt = (double)(h[i[0] + 1].t_ns - h[i[0]].t_ns) * 1e-9;
+    double in = (double)(t1 - t0) * 1e-9 *
+                (hist_range(i[0]) +
+                 (res + fabs(hist_power(i[0], i[0] + 1)) *
+                          (h[i[0]].err[2] + h[i[0] + 1].err[2])) / dt);
+
+    if (in < b[0] + b[1]) {
+      err[1] += in;
+      err[2] += in * in;
+      return;
+    }
+  }
+  err[1] += b[0] + b[1];
+  err[2] += b[0] * b[0] + b[1] * b[1];
 }
 
 /* The first history point whose CPU reading is later than T (the
@@ -398,7 +509,8 @@ static double mhz_mean(uint64_t a, uint64_t z)
   return n > 0 ? sum / (double)n : NAN;
 }
 
-/* The slices: start, power, energy, CPU use, CPU clock.  Every slice's energy is the
+/* The slices: start, power, energy, CPU use, CPU clock, the energy's
+ * error bar.  Every slice's energy is the
  * history's rise across it, so that they add up to the rise over the
  * whole history, the node's energy (the history ends at the node total's
  * last sample: pmon__meters_sample_all() at finalize). */
@@ -407,13 +519,18 @@ static void put_slices(struct text *b, int points)
   const struct pmon_hist_point *h = pmon__g.hist;
   size_t n = pmon__g.nhist;
   int nb = 0;
-  uint64_t t0 = 0, span = 0, cpu_gap = 0;
-  static const char *const keys[] = {"t_s", "power_w", "energy_j",
-                                      "cpu_util", "cpu_mhz"};
+  uint64_t t0 = 0, span = 0, cpu_gap = 0, end = 0;
+  static const char *const keys[] = {"t_s",      "power_w", "energy_j",
+                                      "cpu_util", "cpu_mhz", "energy_err_j"};
 
   if (h != NULL && n >= 2 && points > 0) {
     t0 = h[0].t_ns;
-    span = h[n - 1].t_ns - t0;
+    end = h[n - 1].t_ns;
+    /* At finalize the run ends between the last two readings
+     * (lib/report.c): so do the slices. */
+    if (pmon__g.t_end_ns > t0 && pmon__g.t_end_ns < end)
+      end = pmon__g.t_end_ns;
+    span = end - t0;
     nb = (size_t)points < n - 1 ? points : (int)(n - 1);
   }
   if (span == 0)
@@ -431,11 +548,11 @@ static void put_slices(struct text *b, int points)
   cpu_gap += 2 * PMON_CPU_READ_NS;
   put(b, IND "\"slices\": %d," IND "\"dt_s\": ", nb);
   put_num(b, "", 9, nb > 0 ? (double)span * 1e-9 / nb : NAN);
-  for (int key = 0; key < 5; key++) {
+  for (int key = 0; key < 6; key++) {
     put(b, "," IND "\"%s\": [", keys[key]);
     for (int k = 0; k < nb; k++) {
       uint64_t a = t0 + (uint64_t)((double)span * k / nb);
-      uint64_t z = k + 1 == nb ? h[n - 1].t_ns
+      uint64_t z = k + 1 == nb ? end
                                : t0 + (uint64_t)((double)span * (k + 1) / nb);
       double c = (covered_at(z) - covered_at(a)) * 1e-9, v = NAN;
       double ba, ta, bz, tz, rise = 0;
@@ -454,6 +571,13 @@ static void put_slices(struct text *b, int points)
       case 4:
         v = mhz_mean(a, z);
         break;
+      case 5: {
+        double err[3] = {0, 0, 0};
+
+        pmon__hist_energy_err(a, z, err);
+        v = c > 0 ? pmon__err_combine(err[0], err[1], err[2]) : NAN;
+        break;
+      }
       default:
         if (cpu_at(a, cpu_gap, &ba, &ta) == 0 &&
             cpu_at(z, cpu_gap, &bz, &tz) == 0 && tz > ta)

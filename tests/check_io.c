@@ -224,7 +224,7 @@ START_TEST(test_node_union)
   pmon__g.total_meter = 0;
   for (int k = 0; k <= 40; k++) /* 100 W for 4 s, a point every 0.1 s */
     pmon__hist_add(T0 + (uint64_t)k * 100 * MS, 100 * 0.1 * k,
-                   (uint64_t)k * 100 * MS);
+                   (uint64_t)k * 100 * MS, NULL);
   ranks = json_loads(
     "[{\"rank\": 0, \"io\": {\"bytes_read\": 10, \"bytes_written\": 20,"
     " \"reads\": 1, \"writes\": 2, \"meta_ops\": 2, \"errors\": 0,"
@@ -347,8 +347,8 @@ END_TEST
 /* Energy only inside the history. */
 START_TEST(test_hist_span)
 {
-  pmon__hist_add(T0, 0, 0);
-  pmon__hist_add(T0 + 1000 * MS, 50, 1000 * MS);
+  pmon__hist_add(T0, 0, 0, NULL);
+  pmon__hist_add(T0 + 1000 * MS, 50, 1000 * MS, NULL);
   ck_assert_double_eq_tol(pmon__hist_energy(T0 + 250 * MS, T0 + 750 * MS),
                           25, 1e-9);
   ck_assert(isnan(pmon__hist_energy(T0 - 1, T0 + 10)));

@@ -501,7 +501,7 @@ START_TEST(test_timeline_ring)
   ck_assert_int_eq(pmon__tl_get(tl, 0, &s), PMON_ENODATA);
   for (uint64_t i = 0; i < PMON_RING + 10; i++) {
     e = (double)i;
-    pmon__tl_publish(tl, i, i, &e, 1);
+    pmon__tl_publish(tl, i, i, &e, 1, NULL);
   }
   ck_assert_int_eq(pmon__tl_get(tl, 5, &s), PMON_ENODATA); /* overwritten */
   ck_assert_int_eq(pmon__tl_get(tl, PMON_RING + 9, &s), 0);
