@@ -106,9 +106,10 @@ static const struct figure figures[NFIG] = {
   [F_REG_ENERGY] = {"region_energy_j", FMT_FIX, 1, EN_REGION},
 };
 
-/* One figure of one run: NAN when the run has none; its M_* marks. */
+/* One figure of one run: NAN when the run has none; its error bar (NAN:
+ * unknown, or a figure without one); its M_* marks. */
 struct cell {
-  double v;
+  double v, err;
   unsigned marks;
 };
 
@@ -143,9 +144,14 @@ struct row {
 /* A cell of the table: a run's figure, or the mean, sample standard
  * deviation (NAN for fewer than two) and count of a group's runs that
  * have the figure; the ratio of v to the baseline column's; the marks of
- * the runs it is formed from. */
+ * the runs it is formed from.  ERR is the half-width of v's interval: a
+ * run's error bar, or for a group the 95 % Student-t interval of its
+ * mean plus the mean of its runs' bars (NAN when a bar is unknown); SIG
+ * says whether v differs from the baseline's by more than the two
+ * half-widths (1), not (0), or cannot say (-1; the baseline itself). */
 struct agg {
-  double v, sd, n, ratio;
+  double v, sd, n, ratio, err;
+  int sig;
   unsigned marks;
 };
 
@@ -167,6 +173,8 @@ struct compare {
   size_t nrows;
   struct agg *agg;       /* nrows * ncols, row by row. */
   unsigned marks;        /* Every mark the table holds. */
+  int any_err, any_sig;  /* A figure has an error bar; a difference was
+                            judged: the text shows them only then. */
 };
 
 /* ---- Small pieces ------------------------------------------------------ */
@@ -327,7 +335,7 @@ static size_t region_index(struct regions *g, const char *name,
     g->cap = cap;
   }
   for (i = 0; i < per; i++)
-    g->cells[g->n * per + i] = (struct cell){NAN, 0};
+    g->cells[g->n * per + i] = (struct cell){NAN, NAN, 0};
   g->names[g->n] = clean_copy(name);
   if (2 * (g->n + 1) > g->hcap) {
     free(g->slots);
@@ -349,10 +357,21 @@ static struct cell *cell_of(const struct compare *c, const struct row *w,
                            c->nruns + i];
 }
 
-/* Stores v with marks (none when v is NAN). */
-static void put(struct cell *x, double v, unsigned marks) {
+/* Stores v with its error bar err and marks (none when v is NAN). */
+static void put_err(struct cell *x, double v, double err, unsigned marks) {
   x->v = v;
+  x->err = isnan(v) ? NAN : err;
   x->marks = isnan(v) ? 0 : marks;
+}
+
+static void put(struct cell *x, double v, unsigned marks) {
+  put_err(x, v, NAN, marks);
+}
+
+/* The error bar of a figure F = k x E (or k / E) from E's bar: the same
+ * share of F. */
+static double share_err(double f, double e, double err) {
+  return e != 0 ? fabs(f) * err / fabs(e) : NAN;
 }
 
 /* The marks that figure f of a run can carry, from those of its job's
@@ -407,8 +426,19 @@ static int load_run(struct compare *c, size_t i) {
       [F_IO_MB_S] = r.io.mb_per_s,      [F_IO_MB_J] = r.io.mb_per_j,
       [F_IO_MB_S_W] = r.io.mb_per_s_per_w, [F_IO_J_B] = r.io.j_per_byte,
     };
+    double ej = r.energy_err_j, ei = r.io.energy_err_j;
+    const double err[NFIXED] = {
+      [F_WALL] = NAN, [F_ENERGY] = ej,
+      [F_POWER] = share_err(r.power_w, r.energy_j, ej),
+      [F_NODES] = NAN, [F_RANKS] = NAN, [F_NODE_MEAN] = NAN,
+      [F_NODE_SD] = NAN, [F_IO_BYTES] = NAN, [F_IO_TIME] = NAN,
+      [F_IO_ENERGY] = ei, [F_IO_MB_S] = NAN,
+      [F_IO_MB_J] = share_err(r.io.mb_per_j, r.io.energy_j, ei),
+      [F_IO_MB_S_W] = share_err(r.io.mb_per_s_per_w, r.io.energy_j, ei),
+      [F_IO_J_B] = share_err(r.io.j_per_byte, r.io.energy_j, ei),
+    };
     for (int f = 0; f < NFIXED; f++)
-      put(&u->fixed[f], v[f], marks_for(f, job, io, 0));
+      put_err(&u->fixed[f], v[f], err[f], marks_for(f, job, io, 0));
   }
   c->any_io |= r.has_io;
 
@@ -422,7 +452,7 @@ static int load_run(struct compare *c, size_t i) {
     w.fig = F_REG_TIME;
     put(cell_of(c, &w, i), g->time_s, 0);
     w.fig = F_REG_ENERGY;
-    put(cell_of(c, &w, i), g->energy_j, m);
+    put_err(cell_of(c, &w, i), g->energy_j, g->energy_err_j, m);
   }
   report_free(&r);
   return 0;
@@ -557,6 +587,20 @@ static void list_rows(struct compare *c) {
     c->rows[n++] = (struct row){f, 0};
 }
 
+/* The 97.5 % quantile of Student's t with DF degrees of freedom: the
+ * table to 30, then 1.96 + 2.5 / DF (within 0.002 of the exact). */
+static double t95(double df) {
+  static const double t[31] = {
+    NAN,   12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262,
+    2.228, 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093,
+    2.086, 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
+    2.042};
+
+  if (df < 1)
+    return NAN;
+  return df <= 30 ? t[(int)df] : 1.96 + 2.5 / df;
+}
+
 /* Fills the table: each column's figure from its runs that have it, and
  * its ratio to the baseline's. */
 static void aggregate(struct compare *c) {
@@ -564,13 +608,14 @@ static void aggregate(struct compare *c) {
   for (size_t w = 0; w < c->nrows; w++) {
     struct agg *a = &c->agg[w * c->ncols];
     for (size_t k = 0; k < c->ncols; k++) {
-      double sum = 0, n = 0, ss = 0, mean;
+      double sum = 0, n = 0, ss = 0, mean, bars = 0, sd;
       unsigned marks = 0;
       for (size_t i = 0; i < c->nruns; i++) {
         const struct cell *x = cell_of(c, &c->rows[w], i);
         if (c->runs[i].column != k || isnan(x->v))
           continue;
         sum += x->v;
+        bars += x->err; /* NAN once a bar is unknown */
         n++;
         marks |= x->marks;
       }
@@ -580,14 +625,22 @@ static void aggregate(struct compare *c) {
         if (c->runs[i].column == k && !isnan(x->v))
           ss += (x->v - mean) * (x->v - mean);
       }
-      a[k] = (struct agg){mean, n > 1 ? sqrt(ss / (n - 1)) : NAN, n, NAN,
-                          marks};
+      sd = n > 1 ? sqrt(ss / (n - 1)) : NAN;
+      a[k] = (struct agg){mean, sd, n, NAN,
+                          n > 1 ? t95(n - 1) * sd / sqrt(n) + bars / n
+                                : n == 1 ? bars : NAN,
+                          -1, marks};
       c->marks |= marks;
     }
     for (size_t k = 0; k < c->ncols; k++) {
       double b = a[c->base].v, q = a[k].v / b;
       if (!isnan(a[k].v) && isfinite(b) && b != 0 && isfinite(q))
         a[k].ratio = q;
+      if (k != c->base && isfinite(a[k].err) && isfinite(a[c->base].err) &&
+          !isnan(a[k].v) && !isnan(b))
+        a[k].sig = fabs(a[k].v - b) > a[k].err + a[c->base].err;
+      c->any_err |= isfinite(a[k].err);
+      c->any_sig |= a[k].sig >= 0;
     }
   }
 }
@@ -702,7 +755,8 @@ static void print_columns(FILE *out, const struct compare *c) {
  * and ratio; the marks after a figure, padded so that the digits of a
  * column line up; then what the marks mean. */
 static void print_text(FILE *out, struct compare *c) {
-  size_t per = c->by ? 4 : 2, ncols = 1 + per * c->ncols;
+  size_t per = c->by ? 4 : 2;
+  size_t ncols = 1 + per * c->ncols + (c->any_sig ? c->ncols - 1 : 0);
   unsigned char *left = report_xcalloc(ncols, 1);
   size_t *mw = report_xcalloc(c->ncols, sizeof *mw);
   struct grid g = {ncols, 0, 0, NULL, left};
@@ -725,6 +779,8 @@ static void print_text(FILE *out, struct compare *c) {
       grid_add(&g, "n");
     }
     grid_add(&g, "ratio");
+    if (k != c->base && c->any_sig)
+      grid_add(&g, "difference");
   }
   for (size_t w = 0; w < c->nrows; w++) {
     char *label = row_label(c, &c->rows[w]);
@@ -734,8 +790,16 @@ static void print_text(FILE *out, struct compare *c) {
     for (size_t k = 0; k < c->ncols; k++) {
       const struct agg *a = &c->agg[w * c->ncols + k];
       const char *v = people(buf, f, a->v);
+      char errbuf[CELL_MAX + 8] = "";
+
       mark_text(mk, a->marks);
-      snprintf(cellbuf, sizeof cellbuf, "%s%s%s%*s", v ? v : "-",
+      if (v != NULL && isfinite(a->err)) {
+        char e[CELL_MAX];
+
+        snprintf(errbuf, sizeof errbuf, " %s %s", report_pm(),
+                 people(e, f, a->err));
+      }
+      snprintf(cellbuf, sizeof cellbuf, "%s%s%s%s%*s", v ? v : "-", errbuf,
                *mk ? "*" : "", mk,
                (int)(mw[k] - strlen(mk) - (*mk != 0)), "");
       grid_add(&g, cellbuf);
@@ -745,6 +809,10 @@ static void print_text(FILE *out, struct compare *c) {
         grid_add(&g, buf);
       }
       grid_add(&g, ratio_text(buf, a->ratio));
+      if (k != c->base && c->any_sig)
+        grid_add(&g, a->sig > 0    ? "significant"
+                     : a->sig == 0 ? "not significant"
+                                   : "");
     }
   }
   grid_print(out, &g);
@@ -755,6 +823,11 @@ static void print_text(FILE *out, struct compare *c) {
           out);
   else
     fputs("\nnote: ratio: the figure divided by the baseline's\n", out);
+  if (c->any_err)
+    fprintf(out, "note: %s: the error bar (with --by: the mean's 95 %% "
+            "Student-t interval plus\nthe mean of the bars); a difference "
+            "is significant when larger than the\ntwo figures' %s added\n",
+            report_pm(), report_pm());
   for (size_t i = 0; i < sizeof mark_letters - 1; i++)
     if (c->marks & (1u << i))
       fprintf(out, "*%c: %s\n", mark_letters[i], mark_words[i]);
@@ -778,7 +851,8 @@ static void csv_field(FILE *out, const char *s, int last) {
 static void print_csv(FILE *out, const struct compare *c) {
   char buf[CELL_MAX], mk[8];
 
-  fprintf(out, "%s,figure,region,value,ratio,stddev,count,flags\n",
+  fprintf(out,
+          "%s,figure,region,value,ratio,stddev,count,flags,err,significant\n",
           c->by ? "group" : "run");
   for (size_t w = 0; w < c->nrows; w++) {
     const struct row *r = &c->rows[w];
@@ -792,7 +866,9 @@ static void print_csv(FILE *out, const struct compare *c) {
       csv_field(out, c->by ? full(buf, a->sd) : NULL, 0);
       snprintf(buf, sizeof buf, "%.0f", a->n);
       csv_field(out, c->by ? buf : NULL, 0);
-      csv_field(out, mark_text(mk, a->marks), 1);
+      csv_field(out, mark_text(mk, a->marks), 0);
+      csv_field(out, full(buf, a->err), 0);
+      csv_field(out, a->sig < 0 ? NULL : a->sig ? "true" : "false", 1);
     }
   }
 }
@@ -892,6 +968,9 @@ static int print_json(FILE *out, const struct compare *c) {
         json_object_set_new(v, "count", number(a->n));
       }
       json_object_set_new(v, "ratio", number(a->ratio));
+      json_object_set_new(v, "err", number(a->err));
+      json_object_set_new(v, "significant",
+                          a->sig < 0 ? json_null() : json_boolean(a->sig));
       json_object_set_new(v, "flags",
                           need(json_string(mark_text(mk, a->marks))));
       json_array_append_new(vals, v);

@@ -108,7 +108,11 @@ const char report_html_style[] =
   "uppercase;letter-spacing:.04em;border-bottom:2px solid var(--ink)}\n"
   "td.n,th.n{text-align:right;white-space:nowrap}\n"
   "td.name{max-width:260px;overflow-wrap:anywhere}\n"
-  "td.bar{width:34%;min-width:120px}\n"
+  "td.bar{width:34%;min-width:120px;position:relative}\n"
+  ".bar i{position:absolute;top:50%;height:7px;margin-top:-4px;"
+  "border:solid var(--ink);border-width:0 1px;box-sizing:border-box}\n"
+  ".bar i:after{content:'';position:absolute;left:0;right:0;top:3px;"
+  "border-top:1px solid var(--ink)}\n"
   ".bar span{display:block;height:14px;border-radius:2px;"
   "background:var(--accent);min-width:1px}\n"
   ".bar span.e{background:repeating-linear-gradient(45deg,var(--est) 0 3px,"
@@ -174,14 +178,39 @@ static void card_close(FILE *out, const char *sub) {
 
 /* A cell holding a bar of v / max, hatched when est; empty when v is
  * NAN. */
-static void bar_cell(FILE *out, double v, double max, int est) {
+static void bar_cell(FILE *out, double v, double err, double max, int est) {
   double pct = max > 0 && v > 0 ? 100 * v / max : 0;
   if (isnan(v)) {
     fputs("<td class=\"bar\"></td>", out);
     return;
   }
-  fprintf(out, "<td class=\"bar\"><span%s style=\"width:%.1f%%\"></span>"
-          "</td>", est > 0 ? " class=\"e\"" : "", pct > 100 ? 100 : pct);
+  fprintf(out, "<td class=\"bar\"><span%s style=\"width:%.1f%%\"></span>",
+          est > 0 ? " class=\"e\"" : "", pct > 100 ? 100 : pct);
+  /* The error bar: a whisker from v - err to v + err, inside the cell
+   * (the bar's width is the cell's less its padding: 8 px each side). */
+  if (isfinite(err) && err > 0 && max > 0) {
+    double lo = 100 * (v - err) / max, hi = 100 * (v + err) / max;
+    lo = lo < 0 ? 0 : lo > 100 ? 100 : lo;
+    hi = hi < 0 ? 0 : hi > 100 ? 100 : hi;
+    fprintf(out, "<i title=\"%s %.3g J\" style=\"left:calc(8px + "
+            "(100%% - 16px) * %.4f);width:calc((100%% - 16px) * %.4f)\">"
+            "</i>", "\u00b1", err, lo / 100, (hi - lo) / 100);
+  }
+  fputs("</td>", out);
+}
+
+/* A right-aligned cell with an energy and its error bar ("? " when
+ * unknown), and the ESTIMATE badge when est is positive. */
+static void energy_cell(FILE *out, double v, double err, int est) {
+  char a[CELL_MAX], b[CELL_MAX];
+
+  fputs("<td class=\"n\">", out);
+  fig(out, report_si(a, v, "J"));
+  if (!isnan(v))
+    fprintf(out, " <span class=\"muted\">%s%s</span>", "\u00b1",
+            isnan(err) ? "?" : report_si(b, err, "J"));
+  badge(out, est);
+  fputs("</td>", out);
 }
 
 /* A right-aligned cell with a figure as fig() writes it, and the ESTIMATE
@@ -293,7 +322,12 @@ static void summary(FILE *out, const struct report *r) {
   fputs("<div class=\"cards\">\n", out);
   card_open(out, "Energy", 0, r->estimated);
   fig(out, report_si(a, r->energy_j, "J"));
-  snprintf(sub, sizeof sub, "%s J", plain(b, r->energy_j, 1) ? b : "-");
+  if (isnan(r->energy_err_j))
+    snprintf(sub, sizeof sub, "%s J %s?", plain(b, r->energy_j, 1) ? b : "-",
+             "\u00b1");
+  else
+    snprintf(sub, sizeof sub, "%s %s %.1f J",
+             plain(b, r->energy_j, 1) ? b : "-", "\u00b1", r->energy_err_j);
   card_close(out, isnan(r->energy_j) ? "not measured" : sub);
 
   card_open(out, "Mean power", 0, r->estimated);
@@ -395,8 +429,8 @@ static void regions(FILE *out, const struct report *r) {
       fprintf(out, " <span class=\"muted\">(open at the end %.0f "
               "time%s)</span>", g->unclosed, g->unclosed == 1 ? "" : "s");
     fputs("</td>", out);
-    bar_cell(out, g->energy_j, max, r->estimated);
-    num_cell(out, report_si(a, g->energy_j, "J"), r->estimated);
+    bar_cell(out, g->energy_j, g->energy_err_j, max, r->estimated);
+    energy_cell(out, g->energy_j, g->energy_err_j, r->estimated);
     num_cell(out, percent(a, g->share), 0);
     num_cell(out, plain(a, g->count, 0), 0);
     num_cell(out, report_duration(a, g->time_s, 0), 0);
@@ -418,8 +452,8 @@ static void node_row(FILE *out, const struct node *n, double max) {
   fputs("<tr><td class=\"name\">", out);
   esc(out, n->name);
   fputs("</td>", out);
-  bar_cell(out, n->energy_j, max, n->estimated);
-  num_cell(out, report_si(a, n->energy_j, "J"), n->estimated);
+  bar_cell(out, n->energy_j, n->energy_err_j, max, n->estimated);
+  energy_cell(out, n->energy_j, n->energy_err_j, n->estimated);
   num_cell(out, report_si(a, n->power_w, "W"), n->estimated);
   num_cell(out, report_duration(a, n->wall_s, 0), 0);
   num_cell(out, percent(a, 100 * n->energy_coverage), 0);

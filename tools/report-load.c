@@ -120,6 +120,7 @@ struct field {
 static const struct field top_fields[] = {
   FIELD(struct report, pmon_version, K_STR),
   FIELD(struct report, energy_j, K_NUM),
+  FIELD(struct report, energy_err_j, K_NUM),
   FIELD(struct report, power_w, K_NUM),
   FIELD(struct report, estimated, K_BOOL),
   FIELD(struct report, complete, K_BOOL),
@@ -151,6 +152,7 @@ static const struct field channel_fields[] = {
 static const struct field node_fields[] = {
   FIELD(struct node, name, K_STR),      FIELD(struct node, ranks, K_COUNT),
   FIELD(struct node, energy_j, K_NUM),  FIELD(struct node, wall_s, K_NUM),
+  FIELD(struct node, energy_err_j, K_NUM),
   FIELD(struct node, power_w, K_NUM),   FIELD(struct node, estimated, K_BOOL),
   FIELD(struct node, total_from, K_STR), FIELD(struct node, covers, K_STR),
   FIELD(struct node, total_how, K_STR),
@@ -174,6 +176,7 @@ static const struct field region_fields[] = {
   FIELD(struct region, time_s, K_NUM),  FIELD(struct region, energy_j, K_NUM),
   FIELD(struct region, power_w, K_NUM), FIELD(struct region, unclosed, K_COUNT),
   FIELD(struct region, coverage, K_NUM),
+  FIELD(struct region, energy_err_j, K_NUM),
 };
 
 static const struct field io_fields[] = {
@@ -184,6 +187,7 @@ static const struct field io_fields[] = {
   FIELD(struct io, errors, K_COUNT),    FIELD(struct io, time_s, K_NUM),
   FIELD(struct io, phases, K_COUNT),    FIELD(struct io, phase_time_s, K_NUM),
   FIELD(struct io, energy_j, K_NUM),    FIELD(struct io, power_w, K_NUM),
+  FIELD(struct io, energy_err_j, K_NUM),
   FIELD(struct io, mb_per_s, K_NUM),    FIELD(struct io, mb_per_j, K_NUM),
   FIELD(struct io, mb_per_s_per_w, K_NUM),
   FIELD(struct io, j_per_byte, K_NUM),  FIELD(struct io, estimated, K_BOOL),
@@ -219,12 +223,14 @@ static const struct field nodeio_fields[] = {
   FIELD(struct nodeio, time_s, K_NUM),  FIELD(struct nodeio, phases, K_COUNT),
   FIELD(struct nodeio, phase_time_s, K_NUM),
   FIELD(struct nodeio, energy_j, K_NUM),
+  FIELD(struct nodeio, energy_err_j, K_NUM),
   FIELD(struct nodeio, power_w, K_NUM), FIELD(struct nodeio, gap_s, K_NUM),
 };
 
 static const struct field comm_fields[] = {
   FIELD(struct comm, calls, K_COUNT),   FIELD(struct comm, bytes, K_COUNT),
   FIELD(struct comm, time_s, K_NUM),    FIELD(struct comm, energy_j, K_NUM),
+  FIELD(struct comm, energy_err_j, K_NUM),
   FIELD(struct comm, s_per_byte, K_NUM),
   FIELD(struct comm, j_per_byte, K_NUM),
   FIELD(struct comm, estimated, K_BOOL),
@@ -239,6 +245,7 @@ static const struct field commrow_fields[] = {
   FIELD(struct commrow, bytes, K_COUNT),
   FIELD(struct commrow, time_s, K_NUM),
   FIELD(struct commrow, energy_j, K_NUM),
+  FIELD(struct commrow, energy_err_j, K_NUM),
   FIELD(struct commrow, s_per_byte, K_NUM),
   FIELD(struct commrow, j_per_byte, K_NUM),
 };
@@ -635,16 +642,18 @@ static int load_timeline(struct reader *rd, struct report *r, json_t *nodes,
     return fail(rd, "bad report: %s.t_s: expected %" JSON_INTEGER_FORMAT
                 " elements (slices), found %zu", where,
                 json_integer_value(v), t->n);
-  t->t_s = report_xcalloc(5 * t->n, sizeof *t->t_s);
+  t->t_s = report_xcalloc(6 * t->n, sizeof *t->t_s);
   t->power_w = t->t_s + t->n;
   t->energy_j = t->power_w + t->n;
   t->cpu_util = t->energy_j + t->n;
   t->cpu_mhz = t->cpu_util + t->n;
+  t->energy_err_j = t->cpu_mhz + t->n;
   if (load_slices(rd, tl, where, "t_s", t->n, t->t_s) ||
       load_slices(rd, tl, where, "power_w", t->n, t->power_w) ||
       load_slices(rd, tl, where, "energy_j", t->n, t->energy_j) ||
       load_slices(rd, tl, where, "cpu_util", t->n, t->cpu_util) ||
       load_slices(rd, tl, where, "cpu_mhz", t->n, t->cpu_mhz) ||
+      load_slices(rd, tl, where, "energy_err_j", t->n, t->energy_err_j) ||
       load_phases(rd, tl, where, t) || load_spans(rd, tl, where, t))
     return -1;
   t->step_s = slice_step(t, r->nodes[i].wall_s);

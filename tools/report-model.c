@@ -345,9 +345,11 @@ int model_take_sample(const struct report *r, const char *file,
       return model_complain(-1, "%s: region %s: not in the report", file, region);
     x->time_s = model_num(json_object_get(g, "time_s"));
     x->energy_j = model_num(json_object_get(g, "energy_j"));
+    x->energy_err_j = model_num(json_object_get(g, "energy_err_j"));
   } else {
     x->time_s = r->job.wall_s;
     x->energy_j = r->energy_j;
+    x->energy_err_j = r->energy_err_j;
   }
   if (!(x->time_s > 0))
     return model_complain(-1, "%s: %s%s: no time to calibrate on", file,
@@ -911,13 +913,13 @@ int model_validate(int argc, char **argv) {
   if (csv)
     printf("run,file,approach,nodes,cores,predicted_j,measured_j,"
            "difference_pct,accuracy_pct,predicted_s,measured_s,estimated,"
-           "refused\n");
+           "refused,measured_err_j\n");
   else {
     model_print(stdout, &m, argv[optind]);
     print_busy(stdout, k.busy);
-    printf("\n%-16s %-9s %5s %5s %11s %11s %8s %8s %9s %9s\n", "run",
-           "approach", "nodes", "cores", "pred. kJ", "meas. kJ", "diff %",
-           "accur. %", "pred. s", "meas. s");
+    printf("\n%-16s %-9s %5s %5s %11s %11s %7s %8s %8s %9s %9s\n", "run",
+           "approach", "nodes", "cores", "pred. kJ", "meas. kJ", "+- %",
+           "diff %", "accur. %", "pred. s", "meas. s");
   }
   for (size_t i = 0; i < n; i++) {
     const struct checked *w = &v[i];
@@ -934,19 +936,27 @@ int model_validate(int argc, char **argv) {
              full(b[4], w->p.t), full(b[5], w->x.time_s),
              w->x.estimated || m.estimated ? "true" : "false");
       report_csv_field(stdout, isnan(w->p.e) ? w->p.why : NULL);
-      putchar('\n');
+      printf(",%s\n", full(b[6], w->x.energy_err_j) ? b[6] : "");
     } else if (isnan(w->p.e)) {
       printf("%-16.16s %-9s %5g %5g not predicted: %s\n", w->name,
              w->x.a.name, w->x.nodes, w->x.cores, w->p.why);
     } else {
-      printf("%-16.16s %-9s %5g %5g %11s %11s %+8.1f %8.1f %9s %9s\n",
+      if (isnan(w->x.energy_err_j))
+        snprintf(b[4], sizeof b[4], "?");
+      else
+        snprintf(b[4], sizeof b[4], "%.1f",
+                 100 * w->x.energy_err_j / w->x.energy_j);
+      printf("%-16.16s %-9s %5g %5g %11s %11s %7s %+8.1f %8.1f %9s %9s\n",
              w->name, w->x.a.name, w->x.nodes, w->x.cores,
              fix(b[0], w->p.e / 1000, 3), fix(b[1], w->x.energy_j / 1000, 3),
-             w->diff, 100 - fabs(w->diff), fix(b[2], w->p.t, 2),
+             b[4], w->diff, 100 - fabs(w->diff), fix(b[2], w->p.t, 2),
              fix(b[3], w->x.time_s, 2));
     }
   }
   if (!csv && ok > 0) {
+    printf("\n+- %%: the measured energy's error bar, in %% of it: a "
+           "difference within it\nis not the model's to answer for "
+           "(? : a report written before error bars)\n");
     printf("\naverage accuracy %.1f %% over %zu run%s (worst %.1f %%)%s\n",
            acc / (double)ok, ok, ok == 1 ? "" : "s", worst,
            m.estimated ? "; the model's power is ESTIMATED" : "");

@@ -58,6 +58,7 @@ struct sample {
   const char *file;
   double nodes, cores; /* cores: ranks per node. */
   double time_s, energy_j;
+  double energy_err_j; /* energy_j's error bar; NAN when unknown. */
   double io_time_s; /* NAN when unknown. */
   struct approach a;
   int has_approach;

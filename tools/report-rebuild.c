@@ -252,6 +252,15 @@ struct rnode {
 
 /* A number of rec, or NAN when it is null; -1 when it is neither a number
  * from 0 to SPOOL_MAX_S nor null. */
+/* REC's energy_err_j into *ERR, the nodes' bars added (a bound); NAN
+ * from then on when REC has none (a spool written before error bars). */
+static void add_err(double *err, json_t *rec)
+{
+  json_t *v = json_object_get(rec, "energy_err_j");
+
+  *err += json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 static int num_or_nan(json_t *rec, const char *key, double *v)
 {
   json_t *x = json_object_get(rec, key);
@@ -393,6 +402,7 @@ static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
     size_t m = json_array_size(list), without = 0;
     struct rnode *r = report_xcalloc(m, sizeof *r);
     double energy = 0, power = 0, cover = INFINITY, time = 0, first = INFINITY;
+    double err = 0;
     json_int_t count = 0, unclosed = 0;
     int measured = 0;
     json_t *o, *nl;
@@ -421,6 +431,7 @@ static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
       }
       measured = 1;
       energy += e;
+      add_err(&err, rec);
       power += isnan(p) ? 0 : p;
       if (!isnan(c) && c < cover)
         cover = c;
@@ -435,14 +446,20 @@ static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
                   "nodes_without_energy", (json_int_t)without, "node_stats",
                   "nodes", (json_int_t)m, "energy_j", node_stat(r, m, 1),
                   "time_s", node_stat(r, m, 0));
+    if (o != NULL)
+      json_object_set_new(o, "energy_err_j", measured && isfinite(err)
+                                               ? json_real(err)
+                                               : json_null());
     if (o != NULL && (json_int_t)m <= max) {
       nl = json_array();
       for (j = 0; j < m; j++)
         json_array_append_new(
-          nl, json_pack("{s:s?, s:O, s:O, s:O, s:O, s:O, s:O}", "name",
+          nl, json_pack("{s:s?, s:O, s:O, s:O, s:O?, s:O, s:O, s:O}", "name",
                         r[j].name, "count", json_object_get(r[j].rec, "count"),
                         "time_s", json_object_get(r[j].rec, "time_s"),
                         "energy_j", json_object_get(r[j].rec, "energy_j"),
+                        "energy_err_j",
+                        json_object_get(r[j].rec, "energy_err_j"),
                         "power_w", json_object_get(r[j].rec, "power_w"),
                         "coverage", json_object_get(r[j].rec, "coverage"),
                         "rank", json_object_get(r[j].rec, "rank")));
@@ -550,6 +567,7 @@ static json_t *job_io(struct spool *v, size_t n, json_t *nodes) {
   json_int_t counts[IO_NCOUNTS] = {0}, phases = 0, no_energy = 0, omitted;
   json_int_t node_omitted = 0, max;
   double time_s = 0, ptime = 0, energy = 0, power = 0, gap_s = 0, mb, emb;
+  double err = 0;
   double epw;
   int any = 0, measured = 0, est = 0;
   json_t *node, *o, *job0 = json_object_get(v[0].doc, "job");
@@ -571,6 +589,7 @@ static json_t *job_io(struct spool *v, size_t n, json_t *nodes) {
     if (json_is_number(json_object_get(r, "energy_j"))) {
       measured = 1;
       energy += rget(r, "energy_j");
+      add_err(&err, r);
       if (json_is_number(json_object_get(r, "power_w")))
         power += rget(r, "power_w");
       est |= json_is_true(json_object_get(node, "estimated"));
@@ -594,6 +613,7 @@ static json_t *job_io(struct spool *v, size_t n, json_t *nodes) {
   json_object_set_new(o, "phases", json_integer(phases));
   json_object_set_new(o, "phase_time_s", json_real(ptime));
   json_object_set_new(o, "energy_j", num(energy));
+  json_object_set_new(o, "energy_err_j", num(measured ? err : NAN));
   json_object_set_new(o, "power_w", num(power));
   json_object_set_new(o, "mb_per_s", num(ratio(mb, time_s)));
   json_object_set_new(o, "mb_per_j", num(ratio(mb, emb)));
@@ -617,7 +637,7 @@ static json_t *assemble(struct spool *v, size_t n, const char *dir,
   json_t *regions;
   size_t left_out;
   double *ev = report_xcalloc(n, sizeof *ev), *pv = report_xcalloc(n, sizeof *pv);
-  double total = 0, wall = 0, known = INFINITY;
+  double total = 0, wall = 0, known = INFINITY, err = 0;
   size_t ne = 0;
   int est = 0, mixed = 0;
   char end[32];
@@ -649,6 +669,7 @@ static json_t *assemble(struct spool *v, size_t n, const char *dir,
       ev[ne] = json_number_value(e);
       pv[ne] = w > 0 ? ev[ne] / w : 0;
       total += ev[ne++];
+      add_err(&err, rec);
     }
     if (covers == NULL)
       covers = json_object_get(rec, "covers");
@@ -710,6 +731,8 @@ static json_t *assemble(struct spool *v, size_t n, const char *dir,
     json_object_set_new(doc, "covers", json_string("mixed"));
   else
     json_object_set(doc, "covers", covers ? covers : json_null());
+  json_object_set_new(doc, "energy_err_j",
+                      ne > 0 && isfinite(err) ? json_real(err) : json_null());
   json_object_set_new(doc, "nodes_missing", missing);
   json_object_set_new(
     doc, "rebuilt",

@@ -626,6 +626,51 @@ static void gaps(const struct svg *g) {
 }
 
 /* A line per node: its power, and its CPU use in the panel below. */
+/* The error band of node K's power: each slice's power +- its energy's
+ * bar over the slice, one closed subpath per run of slices that have
+ * both; nothing when no slice has a bar (a report before them). */
+static void err_band(const struct svg *g, size_t k) {
+  const struct node *n = g->nodes[k];
+  const struct timeline *t = &n->tl;
+  size_t any = 0;
+
+  for (size_t i = 0; i < t->n; i++)
+    any += !isnan(t->energy_err_j[i]) && !isnan(t->power_w[i]);
+  if (any == 0 || !(t->step_s > 0))
+    return;
+  fprintf(g->out, "<path class=\"errband\" data-node=\"");
+  text(g, n->name);
+  fprintf(g->out, "\" fill=\"%s\" fill-opacity=\"0.18\" stroke=\"none\" "
+          "d=\"", colours[k % COUNT_OF(colours)]);
+  for (size_t c = 0; c < t->n; c++) {
+    size_t e = c;
+#define ERR_OK(i)                                                             \
+  (!isnan(t->energy_err_j[i]) && !isnan(t->power_w[i]) && !isnan(t->t_s[i]))
+    if (!ERR_OK(c))
+      continue;
+    while (e + 1 < t->n && ERR_OK(e + 1))
+      e++;
+#undef ERR_OK
+    fprintf(g->out, "M%.1f %.1f", x_of(g, t->t_s[c]),
+            y_of(g, t->power_w[c] + t->energy_err_j[c] / t->step_s));
+    for (size_t i = c; i <= e; i++)
+      fprintf(g->out, "V%.1fH%.1f",
+              y_of(g, t->power_w[i] + t->energy_err_j[i] / t->step_s),
+              x_of(g, t->t_s[i] + t->step_s));
+    for (size_t i = e + 1; i-- > c;) {
+      double lo = t->power_w[i] - t->energy_err_j[i] / t->step_s;
+      fprintf(g->out, "V%.1fH%.1f", y_of(g, lo > 0 ? lo : 0),
+              x_of(g, t->t_s[i]));
+    }
+    fputs("Z", g->out);
+    c = e;
+  }
+  fputs("\">", g->out);
+  node_title_open(g, n);
+  fputs("the power's error bar: each slice's energy +- its bar, over the "
+        "slice</title></path>\n", g->out);
+}
+
 static void traces(const struct svg *g) {
   FILE *out = g->out;
   char a[CELL_MAX];
@@ -639,6 +684,7 @@ static void traces(const struct svg *g) {
         peak = t->power_w[i];
         at = t->t_s[i];
       }
+    err_band(g, k);
     fputs("<path class=\"trace\" data-node=\"", out);
     text(g, n->name);
     fputs("\"", out);

@@ -11,6 +11,8 @@
 #include "config.h"
 #endif
 
+#include <langinfo.h>
+#include <locale.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -23,8 +25,27 @@
  * (C_NUM) rounded to prec decimals in text and given in full in CSV, the
  * same with prec significant digits in scientific notation (C_SCI), a
  * percentage (C_PCT), a number of bytes (C_MB) given in MB (10^6 bytes) in
- * text and in bytes in CSV, or an int boolean (C_BOOL, -1 when absent). */
-enum cell { C_STR, C_NUM, C_SCI, C_PCT, C_MB, C_BOOL };
+ * text and in bytes in CSV, an int boolean (C_BOOL, -1 when absent), or
+ * an energy's error bar (C_ERR: the member is energy_err_j, just after
+ * energy_j; in text "?" when unknown, and marked "!" when more than
+ * ERR_LARGE of its energy). */
+enum cell { C_STR, C_NUM, C_SCI, C_PCT, C_MB, C_BOOL, C_ERR };
+
+#define ERR_LARGE 0.1
+
+_Static_assert(offsetof(struct node, energy_err_j) ==
+                 offsetof(struct node, energy_j) + sizeof(double) &&
+               offsetof(struct region, energy_err_j) ==
+                 offsetof(struct region, energy_j) + sizeof(double) &&
+               offsetof(struct nodeio, energy_err_j) ==
+                 offsetof(struct nodeio, energy_j) + sizeof(double) &&
+               offsetof(struct io, energy_err_j) ==
+                 offsetof(struct io, energy_j) + sizeof(double) &&
+               offsetof(struct comm, energy_err_j) ==
+                 offsetof(struct comm, energy_j) + sizeof(double) &&
+               offsetof(struct commrow, energy_err_j) ==
+                 offsetof(struct commrow, energy_j) + sizeof(double),
+               "C_ERR reads the energy just before its error bar");
 
 struct column {
   const char *text, *csv; /* Headings; NULL leaves it out of that format. */
@@ -40,11 +61,13 @@ static const struct column node_cols[] = {
   COL("node", "node", struct node, name, C_STR, 0),
   COL("ranks", "ranks", struct node, ranks, C_NUM, 0),
   COL("energy_j", "energy_j", struct node, energy_j, C_NUM, 1),
+  COL("+-", NULL, struct node, energy_err_j, C_ERR, 1),
   COL("wall_s", "wall_s", struct node, wall_s, C_NUM, 3),
   COL("power_w", "power_w", struct node, power_w, C_NUM, 1),
   COL("covers", "covers", struct node, covers, C_STR, 0),
   COL("total_from", "total_from", struct node, total_from, C_STR, 0),
   COL("events", "events", struct node, nevents, C_NUM, 0),
+  COL(NULL, "energy_err_j", struct node, energy_err_j, C_ERR, 0),
 };
 
 static const struct column region_cols[] = {
@@ -52,9 +75,11 @@ static const struct column region_cols[] = {
   COL("count", "count", struct region, count, C_NUM, 0),
   COL("time_s", "time_s", struct region, time_s, C_NUM, 3),
   COL("energy_j", "energy_j", struct region, energy_j, C_NUM, 1),
+  COL("+-", NULL, struct region, energy_err_j, C_ERR, 1),
   COL("power_w", "power_w", struct region, power_w, C_NUM, 1),
   COL("share", "share_pct", struct region, share, C_PCT, 1),
   COL(NULL, "coverage", struct region, coverage, C_NUM, 3),
+  COL(NULL, "energy_err_j", struct region, energy_err_j, C_ERR, 0),
 };
 
 static const struct column event_cols[] = {
@@ -79,8 +104,10 @@ static const struct column nodeio_cols[] = {
   COL("phases", "phases", struct node, io.phases, C_NUM, 0),
   COL("phase_s", "phase_time_s", struct node, io.phase_time_s, C_NUM, 3),
   COL("energy_j", "energy_j", struct node, io.energy_j, C_NUM, 1),
+  COL("+-", NULL, struct node, io.energy_err_j, C_ERR, 1),
   COL("power_w", "power_w", struct node, io.power_w, C_NUM, 1),
   COL(NULL, "gap_s", struct node, io.gap_s, C_NUM, 3),
+  COL(NULL, "energy_err_j", struct node, io.energy_err_j, C_ERR, 0),
 };
 
 /* The job's I/O as one CSV row; the text prints it as lines instead. */
@@ -106,6 +133,7 @@ static const struct column io_cols[] = {
   COL(NULL, "nodes_without_energy", struct io, nodes_without_energy, C_NUM,
       0),
   COL(NULL, "files_omitted", struct io, files_omitted, C_NUM, 0),
+  COL(NULL, "energy_err_j", struct io, energy_err_j, C_ERR, 0),
 };
 
 /* The files of the job's I/O; the call counts only in CSV. */
@@ -144,8 +172,10 @@ static const struct column commrow_cols[] = {
   COL("mb", "bytes", struct commrow, bytes, C_MB, 3),
   COL("time_s", "time_s", struct commrow, time_s, C_NUM, 4),
   COL("energy_j", "energy_j", struct commrow, energy_j, C_NUM, 3),
+  COL("+-", NULL, struct commrow, energy_err_j, C_ERR, 3),
   COL("s/B", "s_per_byte", struct commrow, s_per_byte, C_SCI, 3),
   COL("J/B", "j_per_byte", struct commrow, j_per_byte, C_SCI, 3),
+  COL(NULL, "energy_err_j", struct commrow, energy_err_j, C_ERR, 0),
 };
 
 /* The job's communication as one CSV row; the text prints it as lines. */
@@ -159,6 +189,7 @@ static const struct column comm_cols[] = {
   COL(NULL, "estimated", struct comm, estimated, C_BOOL, 0),
   COL(NULL, "nodes_without_energy", struct comm, nodes_without_energy, C_NUM,
       0),
+  COL(NULL, "energy_err_j", struct comm, energy_err_j, C_ERR, 0),
 };
 
 /* A node's timeline in a few figures: one row of the text output. */
@@ -183,7 +214,7 @@ static const struct column tlsum_cols[] = {
 /* One slice of a node's timeline: one row of the CSV output. */
 struct tlslice {
   const char *node;
-  double t_s, power_w, energy_j, cpu_util, cpu_mhz;
+  double t_s, power_w, energy_j, energy_err_j, cpu_util, cpu_mhz;
 };
 
 static const struct column tlslice_cols[] = {
@@ -193,6 +224,7 @@ static const struct column tlslice_cols[] = {
   COL(NULL, "energy_j", struct tlslice, energy_j, C_NUM, 0),
   COL(NULL, "cpu_util", struct tlslice, cpu_util, C_NUM, 0),
   COL(NULL, "cpu_mhz", struct tlslice, cpu_mhz, C_NUM, 0),
+  COL(NULL, "energy_err_j", struct tlslice, energy_err_j, C_ERR, 0),
 };
 
 /* The clock of each node's CPUs: the CSV table cpu_freq. */
@@ -228,6 +260,20 @@ static const char *cell_text(const struct column *c, const void *row, int csv,
     return b < 0 ? NULL : b ? "true" : "false";
   }
   v = *(const double *)(const void *)p;
+  if (c->cell == C_ERR) {
+    double e = *(const double *)(const void *)(p - sizeof(double));
+
+    if (isnan(e) || (csv && isnan(v)))
+      return NULL;
+    if (isnan(v))
+      return "?";
+    if (csv)
+      snprintf(buf, CELL_MAX, "%.15g", v);
+    else
+      snprintf(buf, CELL_MAX, "%.*f%s", c->prec, v,
+               v > ERR_LARGE * fabs(e) ? "!" : "");
+    return buf;
+  }
   if (isnan(v))
     return NULL;
   if (c->cell == C_PCT)
@@ -325,25 +371,68 @@ int report_by_energy(const void *a, const void *b) {
 /* Prints v in unit with decimals decimals and, when it is 1000 or more,
  * again with the SI prefix that leaves 1 to 999 before the point:
  * "358247.0 J (358.2 kJ)", "8388608 B (8.389 MB)". */
-static void print_scaled(FILE *out, double v, int decimals,
-                         const char *unit) {
+/* Prints V (at least 1000) with the SI prefix that brings it under 1000,
+ * "1.139 kJ". */
+static void print_scaled_only(FILE *out, double v, const char *unit) {
   static const char prefixes[] = "kMGTPE";
   double mag = v < 0 ? -v : v, scaled = v;
   size_t p = 0; /* How many prefixes up: 1 is k. */
+
+  while (mag >= 1000 && p < sizeof prefixes - 1) {
+    mag /= 1000;
+    scaled /= 1000;
+    p++;
+  }
+  fprintf(out, "%.*f %c%s", mag >= 100 ? 1 : mag >= 10 ? 2 : 3, scaled,
+          prefixes[p - 1], unit);
+}
+
+static void print_scaled(FILE *out, double v, int decimals,
+                         const char *unit) {
+  double mag = v < 0 ? -v : v, scaled = v;
 
   if (isnan(v)) {
     fputs("-", out);
     return;
   }
   fprintf(out, "%.*f %s", decimals, v, unit);
-  while (mag >= 1000 && p < sizeof prefixes - 1) {
-    mag /= 1000;
-    scaled /= 1000;
-    p++;
+  if (mag >= 1000) {
+    fputs(" (", out);
+    print_scaled_only(out, scaled, unit);
+    fputs(")", out);
   }
-  if (p > 0)
-    fprintf(out, " (%.*f %c%s)", mag >= 100 ? 1 : mag >= 10 ? 2 : 3, scaled,
-            prefixes[p - 1], unit);
+}
+
+const char *report_pm(void) {
+  static const char *pm;
+
+  if (pm == NULL) {
+    const char *set = setlocale(LC_CTYPE, "");
+    pm = set != NULL && strcmp(nl_langinfo(CODESET), "UTF-8") == 0 ? "\u00b1"
+                                                                   : "+-";
+  }
+  return pm;
+}
+
+/* Prints energy V with its error bar ERR (NAN: unknown, "+-?" as for a
+ * report written before the bars; not printed when V is NAN), as
+ * print_scaled(). */
+static void print_energy(FILE *out, double v, double err) {
+  if (isnan(v)) {
+    fputs("-", out);
+    return;
+  }
+  if (isnan(err))
+    fprintf(out, "%.1f %s? J", v, report_pm());
+  else
+    fprintf(out, "%.1f %s %.1f J", v, report_pm(), err);
+  if (fabs(v) >= 1000) {
+    fputs(" (", out);
+    print_scaled_only(out, v, "J");
+    fputs(")", out);
+  }
+  if (!isnan(err) && err > ERR_LARGE * fabs(v))
+    fputs(" !", out);
 }
 
 /* Prints seconds, and hours, minutes and seconds when they help (not for
@@ -488,7 +577,7 @@ static void print_summary(FILE *out, const struct report *r) {
   fprintf(out, "%-12s", "wall time:");
   print_duration(out, r->job.wall_s);
   fprintf(out, "\n%-12s", "energy:");
-  print_scaled(out, r->energy_j, 1, "J");
+  print_energy(out, r->energy_j, r->energy_err_j);
   fprintf(out, "\n%-12s", "power:");
   print_scaled(out, r->power_w, 1, "W");
   fputs(isnan(r->power_w) ? "\n" : " average\n", out);
@@ -536,7 +625,7 @@ static void print_io(FILE *out, const struct report *r) {
   if (!isnan(io->gap_s))
     fprintf(out, " (gap %g s)", io->gap_s);
   fprintf(out, "\n%-12s", "io energy:");
-  print_scaled(out, io->energy_j, 1, "J");
+  print_energy(out, io->energy_j, io->energy_err_j);
   fputs(io->estimated > 0 && !isnan(io->energy_j) ? " ESTIMATED" : "", out);
   if (io->nodes_without_energy > 0)
     fprintf(out, ", %.0f node%s without a figure", io->nodes_without_energy,
@@ -581,7 +670,7 @@ static void print_comm(FILE *out, const struct report *r) {
   fputs(isnan(c->time_s) ? "\n" : " inside the calls, summed over ranks\n",
         out);
   fprintf(out, "%-13s", "comm energy:");
-  print_scaled(out, c->energy_j, 1, "J");
+  print_energy(out, c->energy_j, c->energy_err_j);
   fputs(c->estimated > 0 && !isnan(c->energy_j) ? " ESTIMATED" : "", out);
   if (c->nodes_without_energy > 0)
     fprintf(out, ", %.0f node%s without a figure", c->nodes_without_energy,
@@ -695,8 +784,10 @@ static void print_slices(FILE *out, const struct report *r) {
   for (size_t i = 0; i < r->nnodes; i++) {
     const struct timeline *t = &r->nodes[i].tl;
     for (size_t j = 0; j < t->n; j++) {
-      struct tlslice row = {r->nodes[i].name, t->t_s[j], t->power_w[j],
-                            t->energy_j[j], t->cpu_util[j], t->cpu_mhz[j]};
+      struct tlslice row = {r->nodes[i].name, t->t_s[j],
+                            t->power_w[j],  t->energy_j[j],
+                            t->energy_err_j[j], t->cpu_util[j],
+                            t->cpu_mhz[j]};
       for (size_t c = 0; c < COUNT_OF(tlslice_cols); c++) {
         fputs(c > 0 ? "," : "", out);
         report_csv_field(out, cell_text(&tlslice_cols[c], &row, 1, buf));
@@ -780,6 +871,14 @@ void report_text(FILE *out, const struct report *r, unsigned sections,
                 r->complete == 0 ? "when the job was last known"
                                  : "at finalize",
                 sorted[i].unclosed);
+    for (size_t i = 0; i < r->nregions; i++)
+      if (sorted[i].energy_err_j > ERR_LARGE * fabs(sorted[i].energy_j)) {
+        fprintf(out, "note: !: an error bar wider than %.0f%% of its energy "
+                "(a short region on a slow meter, or a wide stated "
+                "accuracy): see pmon-report(1), ERROR BARS\n",
+                100 * ERR_LARGE);
+        break;
+      }
     for (size_t i = 0; i < r->nregions; i++)
       if (sorted[i].coverage < 0.995) /* false for NAN */
         fprintf(out, "note: region '%s' was measured over %.0f%% of its "

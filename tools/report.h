@@ -79,7 +79,7 @@ struct event {
 /* The MPI-IO figures of one node (its "io" key); all NAN when it has none. */
 struct nodeio {
   double bytes_read, bytes_written, reads, writes, meta_ops, ops, errors;
-  double time_s, phases, phase_time_s, energy_j, power_w, gap_s;
+  double time_s, phases, phase_time_s, energy_j, energy_err_j, power_w, gap_s;
 };
 
 /* One I/O phase of a node's timeline: [start_s, end_s, bytes]. */
@@ -109,6 +109,7 @@ struct timeline {
                                    a guess from t_s or wall_s; NAN if none. */
   double *t_s, *power_w, *energy_j, *cpu_util; /* n each, NAN for null. */
   double *cpu_mhz;              /* n, all NAN in reports before it. */
+  double *energy_err_j;         /* n: energy_j's error bars, the same. */
   struct tlphase *phases;       /* The phases listed. */
   size_t nphases;
   struct tlphase between;       /* The span of the phases not listed. */
@@ -128,7 +129,7 @@ struct node {
   const char *name, *total_from, *covers, *total_how;
   const char *cpu_freq_why; /* Why cpu_freq is null; NULL when absent. */
   struct cpufreq cpu_freq;
-  double ranks, energy_j, wall_s, power_w;
+  double ranks, energy_j, energy_err_j, wall_s, power_w;
   double energy_coverage; /* The least share of the run measured, 0 to 1. */
   int estimated;
   double nevents;
@@ -138,7 +139,7 @@ struct node {
 
 struct region {
   const char *name;
-  double count, time_s, energy_j, power_w, unclosed;
+  double count, time_s, energy_j, energy_err_j, power_w, unclosed;
   double coverage; /* Share of its time measured, 0 to 1; NAN if absent. */
   double share;  /* Percent of the job's energy, NAN when unknown. */
   size_t index;  /* Position in the file, to keep sorting stable. */
@@ -162,7 +163,8 @@ struct iosize {
 /* The job's MPI-IO figures (the top-level "io" key). */
 struct io {
   double gap_s, bytes_read, bytes_written, reads, writes, meta_ops, ops;
-  double errors, time_s, phases, phase_time_s, energy_j, power_w;
+  double errors, time_s, phases, phase_time_s, energy_j, energy_err_j;
+  double power_w;
   double mb_per_s, mb_per_j, mb_per_s_per_w, j_per_byte;
   int estimated;
   double nodes_without_energy, files_omitted;
@@ -175,7 +177,7 @@ struct io {
 /* One element of comm.calls_by: one call's calls of one size bin. */
 struct commrow {
   const char *call;
-  double size_min, size_max, calls, bytes, time_s, energy_j;
+  double size_min, size_max, calls, bytes, time_s, energy_j, energy_err_j;
   double s_per_byte, j_per_byte;
   const char *size;  /* The bin as text, "64Ki-128Ki", in size_buf. */
   char size_buf[24];
@@ -183,7 +185,8 @@ struct commrow {
 
 /* The job's communication calls (the top-level "comm" key). */
 struct comm {
-  double calls, bytes, time_s, energy_j, s_per_byte, j_per_byte;
+  double calls, bytes, time_s, energy_j, energy_err_j, s_per_byte;
+  double j_per_byte;
   int estimated;
   double nodes_without_energy;
   struct commrow *rows;
@@ -200,7 +203,7 @@ struct report {
   long long version;
   const char *pmon_version;
   struct job job;
-  double energy_j, power_w;
+  double energy_j, energy_err_j, power_w; /* energy_err_j: NAN unknown */
   int estimated;
   int complete;       /* 0 for a report rebuilt from a spool, else -1 or 1 */
   const char *covers; /* What the energy covers: "node", "cpu+memory"... */
@@ -314,6 +317,10 @@ const char *report_si(char buf[CELL_MAX], double v, const char *unit);
 /* The number of characters of the UTF-8 string s, for aligning columns
  * (report-text.c). */
 size_t report_text_width(const char *s);
+
+/* The sign of an error bar: "\u00b1" when the locale's codeset is UTF-8,
+ * else "+-". */
+const char *report_pm(void);
 
 /* Formats s seconds for people: "8.25 s", "2 min 00 s", "3 h 05 min",
  * or when COMPACT (a card of the page) "2m 00s", "3h 05m";
