@@ -25,6 +25,12 @@
  *     --freq FILE     the power follows the CPU clock limit in FILE (kHz, a
  *                     scaling_max_freq of a fixture): WATTS at --freq-max
  *     --freq-max KHZ  with --freq, and required with it; and --idle-w W
+ *     --random LO     at each publication the power until the next one
+ *                     becomes a level drawn at random from LO to WATTS
+ *                     (uniform; --seed N, else the same levels each
+ *                     run): a node whose power jumps at every
+ *                     publication, for the error bars' test (--log says
+ *                     what was drawn)
  *     --log FILE      append a line "NS WATTS" at each publication: its
  *                     CLOCK_MONOTONIC instant and the power since the one
  *                     before, so that a test knows what the node really
@@ -148,6 +154,8 @@ struct proc {
 struct follow {
   const char *pidfile;
   const char *freq_file; /* --freq */
+  int random;            /* --random: a new level at each publication */
+  double random_lo;
   double freq_max;
   double idle_w, max_w;
   int cores;
@@ -313,7 +321,7 @@ static void freq_read(struct follow *fl, double t0)
  * interval's power after the last reading. */
 static double joules(const struct follow *fl, double watts, double t)
 {
-  if (fl->pidfile == NULL && fl->freq_file == NULL)
+  if (fl->pidfile == NULL && fl->freq_file == NULL && !fl->random)
     return watts * t;
   return fl->joules + fl->w * (t - fl->t_s);
 }
@@ -338,7 +346,8 @@ int main(int argc, char **argv)
                     "[--freeze-at S] [--resume-at S] "
                     "[--step-at S --step-w W] "
                     "[--follow PIDFILE --idle-w W --cores C] "
-                    "[--freq FILE --freq-max KHZ --idle-w W]\n");
+                    "[--freq FILE --freq-max KHZ --idle-w W] "
+                    "[--random LO [--seed N]]\n");
     return 2;
   }
   dir = argv[1];
@@ -379,6 +388,11 @@ int main(int argc, char **argv)
       fl.freq_file = argv[++i];
     else if (i + 1 < argc && strcmp(argv[i], "--freq-max") == 0)
       fl.freq_max = atof(argv[++i]);
+    else if (i + 1 < argc && strcmp(argv[i], "--random") == 0) {
+      fl.random = 1;
+      fl.random_lo = atof(argv[++i]);
+    } else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
+      srand48(atol(argv[++i]));
     else {
       fprintf(stderr, "pmfeed: unknown argument %s\n", argv[i]);
       return 2;
@@ -406,8 +420,17 @@ int main(int argc, char **argv)
     fprintf(stderr, "pmfeed: --follow does not go with --step-at\n");
     return 2;
   }
+  if (fl.random && (fl.pidfile != NULL || fl.freq_file != NULL ||
+                    step_at >= 0 || !(fl.random_lo >= 0) ||
+                    !(fl.random_lo <= watts))) {
+    fprintf(stderr, "pmfeed: --random LO takes 0 <= LO <= WATTS, and goes "
+                    "with none of --follow, --freq, --step-at\n");
+    return 2;
+  }
   fl.max_w = watts;
   fl.w = fl.freq_file != NULL ? watts : fl.idle_w;
+  if (fl.random)
+    fl.w = fl.random_lo + (watts - fl.random_lo) * drand48();
   mkdir(dir, 0755);
   signal(SIGTERM, stop);
   signal(SIGINT, stop);
@@ -475,7 +498,9 @@ int main(int argc, char **argv)
       put_u64(dir, "memory_energy", (uint64_t)floor(0.2 * (double)e), "J",
               ex);
       put_u64(dir, "power",
-              (uint64_t)(fl.pidfile || fl.freq_file ? fl.w : watts), "W", ex);
+              (uint64_t)(fl.pidfile || fl.freq_file || fl.random ? fl.w
+                                                                  : watts),
+              "W", ex);
       if (done || now() - t0 - t < LATE)
         break;
       t = now() - t0;
@@ -484,8 +509,13 @@ int main(int argc, char **argv)
     t_pub = t;
     if (log != NULL) {
       fprintf(log, "%.0f %.6f\n", (t0 + t) * 1e9,
-              fl.pidfile || fl.freq_file ? fl.w : watts);
+              fl.pidfile || fl.freq_file || fl.random ? fl.w : watts);
       fflush(log);
+    }
+    if (fl.random) { /* the level until the next publication */
+      fl.joules += fl.w * (t - fl.t_s);
+      fl.t_s = t;
+      fl.w = fl.random_lo + (watts - fl.random_lo) * drand48();
     }
     if (frozen) {
       printf("resumed %.0f\n", (t0 + t) * 1e9);

@@ -16,6 +16,9 @@
  *                            seconds, HIGH for the second
  *   ramp:LOW:HIGH:PERIOD     LOW to HIGH linearly over PERIOD seconds,
  *                            then again from LOW (a sawtooth)
+ *   steps:LOW:HIGH:PERIOD:SEED  a level drawn at random from LOW to
+ *                            HIGH for each PERIOD seconds (the same for
+ *                            the same SEED)
  *
  * Output: one number on stdout.  Exit status 0, 2 on bad usage.
  */

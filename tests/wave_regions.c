@@ -3,15 +3,22 @@
  * at given times, for the tests of sampled meters against a known
  * waveform (tests/wave.c).
  *
- *   wave_regions SECONDS [NAME:START:END ...]
+ *   wave_regions SECONDS [[RANK/]NAME:START:END ...]
  *
- * After pmon_init() and a barrier, every rank enters region NAME at START
- * and leaves it at END (seconds after the barrier; regions may nest but
- * not overlap otherwise, and must be given in order of START), and
- * finalises after SECONDS.  Rank 0 prints, for each region, the
- * CLOCK_MONOTONIC instants of its begin and end calls:
+ * After pmon_init() and a barrier, every rank (or only RANK) enters
+ * region NAME at START and leaves it at END (seconds after the barrier;
+ * a rank's regions may nest but not overlap otherwise, and must be given
+ * in order of START), and finalises after SECONDS.  Rank 0 prints, for
+ * each region, the CLOCK_MONOTONIC instants of its begin and end calls
+ * (of RANK's, for a region of RANK's own):
  *
  *   region NAME T0_NS T1_NS
+ *
+ * An argument FROM>TO:START:END is a message instead: rank TO calls
+ * MPI_Recv at START, which rank FROM's MPI_Send, at END, satisfies;
+ * rank 0 prints the receiver's instants before and after its call:
+ *
+ *   recv FROM>TO T0_NS T1_NS
  *
  * and at the end "elapsed S" (seconds from the barrier to the return of
  * pmon_finalize(), which a test compares with SECONDS to see that pmon
@@ -29,10 +36,13 @@
 
 #include "pmon.h"
 
-#define NREG 32
+#define NREG 256
+#define LINE 128 /* bytes of a line "region NAME T0 T1" at most */
 
 struct region {
   char name[64];
+  int rank;      /* -1: every rank; a message: its receiver */
+  int from;      /* a message's sender; -1: a region */
   double start, end;
   long long t0, t1;
   int open, done;
@@ -58,27 +68,59 @@ static void until(long long t_ns)
 
 int main(int argc, char **argv)
 {
-  struct region reg[NREG];
-  int n = 0, rank, rc;
-  double seconds;
+  static struct region reg[NREG];
+  static char text[NREG * LINE];
+  size_t len = 0;
+  int n = 0, rank, size, rc, *lens = NULL, *offs = NULL;
+  char *all = NULL;
+  double seconds, elapsed;
   long long base;
 
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 2 || (seconds = atof(argv[1])) <= 0 || argc - 2 > NREG) {
     if (rank == 0)
-      fprintf(stderr, "usage: wave_regions SECONDS [NAME:START:END ...]\n");
+      fprintf(stderr,
+              "usage: wave_regions SECONDS [[RANK/]NAME:START:END ...]\n");
     MPI_Finalize();
     return 2;
   }
   for (int i = 2; i < argc; i++, n++) {
+    const char *a = argv[i], *slash = strchr(a, '/');
+
+    const char *gt = strchr(a, '>');
+
     memset(&reg[n], 0, sizeof reg[n]);
-    if (sscanf(argv[i], "%63[^:]:%lf:%lf", reg[n].name, &reg[n].start,
+    reg[n].rank = reg[n].from = -1;
+    if (gt != NULL && gt < strchr(a, ':')) {
+      reg[n].from = atoi(a);
+      reg[n].rank = atoi(gt + 1);
+      snprintf(reg[n].name, sizeof reg[n].name, "%d>%d", reg[n].from,
+               reg[n].rank);
+      a = strchr(a, ':');
+      if (sscanf(a, ":%lf:%lf", &reg[n].start, &reg[n].end) != 2 ||
+          reg[n].end < reg[n].start || reg[n].end > seconds ||
+          reg[n].rank >= size || reg[n].from >= size ||
+          reg[n].rank == reg[n].from || reg[n].rank < 0 || reg[n].from < 0) {
+        if (rank == 0)
+          fprintf(stderr, "wave_regions: %s: expected FROM>TO:START:END "
+                          "within SECONDS, two ranks\n", argv[i]);
+        MPI_Finalize();
+        return 2;
+      }
+      continue;
+    }
+    if (slash != NULL && slash < strchr(a, ':')) {
+      reg[n].rank = atoi(a);
+      a = slash + 1;
+    }
+    if (sscanf(a, "%63[^:]:%lf:%lf", reg[n].name, &reg[n].start,
                &reg[n].end) != 3 || reg[n].end < reg[n].start ||
-        reg[n].end > seconds) {
+        reg[n].end > seconds || reg[n].rank >= size) {
       if (rank == 0)
-        fprintf(stderr, "wave_regions: %s: expected NAME:START:END within "
-                        "SECONDS\n", argv[i]);
+        fprintf(stderr, "wave_regions: %s: expected [RANK/]NAME:START:END "
+                        "within SECONDS and ranks\n", argv[i]);
       MPI_Finalize();
       return 2;
     }
@@ -96,6 +138,15 @@ int main(int argc, char **argv)
     int which = -1, begin = 0;
 
     for (int i = 0; i < n; i++) {
+      if (reg[i].from >= 0) { /* a message: TO's receive, FROM's send */
+        if (!reg[i].done && rank == reg[i].rank && reg[i].start < next)
+          next = reg[i].start, which = i, begin = 1;
+        if (!reg[i].done && rank == reg[i].from && reg[i].end < next)
+          next = reg[i].end, which = i, begin = 0;
+        continue;
+      }
+      if (reg[i].rank >= 0 && reg[i].rank != rank)
+        continue;
       if (!reg[i].open && !reg[i].done && reg[i].start < next)
         next = reg[i].start, which = i, begin = 1;
       if (reg[i].open && reg[i].end < next)
@@ -104,7 +155,19 @@ int main(int argc, char **argv)
     if (which < 0)
       break;
     until(base + (long long)(next * 1e9));
-    if (begin) {
+    if (reg[which].from >= 0) {
+      int x = 0;
+
+      if (begin) {
+        reg[which].t0 = now_ns();
+        MPI_Recv(&x, 1, MPI_INT, reg[which].from, which, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        reg[which].t1 = now_ns();
+      } else {
+        MPI_Send(&x, 1, MPI_INT, reg[which].rank, which, MPI_COMM_WORLD);
+      }
+      reg[which].done = 1;
+    } else if (begin) {
       reg[which].t0 = now_ns();
       pmon_region_begin(reg[which].name);
       reg[which].open = 1;
@@ -118,11 +181,45 @@ int main(int argc, char **argv)
   until(base + (long long)(seconds * 1e9));
   if ((rc = pmon_finalize()) != 0)
     fprintf(stderr, "wave_regions: pmon_finalize: %s\n", pmon_strerror(rc));
-  if (rank == 0) {
-    for (int i = 0; i < n; i++)
-      printf("region %s %lld %lld\n", reg[i].name, reg[i].t0, reg[i].t1);
-    printf("elapsed %.3f\n", (double)(now_ns() - base) * 1e-9);
+  elapsed = (double)(now_ns() - base) * 1e-9;
+  /* Each rank's lines, gathered: rank 0 prints them whole. */
+  for (int i = 0; i < n; i++)
+    if (reg[i].rank == rank || (reg[i].rank < 0 && rank == 0))
+      len += (size_t)snprintf(text + len, LINE, "%s %s %lld %lld\n",
+                              reg[i].from >= 0 ? "recv" : "region",
+                              reg[i].name, reg[i].t0, reg[i].t1);
+  if (rank == 0 && ((lens = calloc((size_t)size, sizeof *lens)) == NULL ||
+                    (offs = calloc((size_t)size, sizeof *offs)) == NULL)) {
+    fprintf(stderr, "wave_regions: out of memory\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  {
+    int l = (int)len;
+
+    MPI_Gather(&l, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
+  if (rank == 0) {
+    size_t total = 0;
+
+    for (int r = 0; r < size; r++) {
+      offs[r] = (int)total;
+      total += (size_t)lens[r];
+    }
+    if ((all = malloc(total + 1)) == NULL) {
+      fprintf(stderr, "wave_regions: out of memory\n");
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    all[total] = '\0';
+  }
+  MPI_Gatherv(text, (int)len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0,
+              MPI_COMM_WORLD);
+  if (rank == 0) {
+    fputs(all, stdout);
+    printf("elapsed %.3f\n", elapsed);
+  }
+  free(all);
+  free(lens);
+  free(offs);
   MPI_Finalize();
   return rc != 0;
 }
