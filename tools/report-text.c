@@ -435,6 +435,19 @@ static void print_energy(FILE *out, double v, double err) {
     fputs(" !", out);
 }
 
+/* Prints a figure V made from energy E (a power, a rate per joule) with
+ * the same share of error as E's bar ERR: "259.2 +- 0.3 W"; as
+ * print_scaled() when the bar is unknown. */
+static void print_derived(FILE *out, double v, double e, double err,
+                          const char *unit) {
+  if (isnan(v) || isnan(err) || !(fabs(e) > 0)) {
+    print_scaled(out, v, 1, unit);
+    return;
+  }
+  fprintf(out, "%.1f %s %.1f %s", v, report_pm(), fabs(v) * err / fabs(e),
+          unit);
+}
+
 /* Prints seconds, and hours, minutes and seconds when they help (not for
  * a time beyond any job's, which a damaged report may hold). */
 static void print_duration(FILE *out, double s) {
@@ -579,7 +592,7 @@ static void print_summary(FILE *out, const struct report *r) {
   fprintf(out, "\n%-12s", "energy:");
   print_energy(out, r->energy_j, r->energy_err_j);
   fprintf(out, "\n%-12s", "power:");
-  print_scaled(out, r->power_w, 1, "W");
+  print_derived(out, r->power_w, r->energy_j, r->energy_err_j, "W");
   fputs(isnan(r->power_w) ? "\n" : " average\n", out);
   if (r->covers != NULL)
     fprintf(out, "%-12s%s%s\n", "covers:", r->covers,
@@ -631,14 +644,19 @@ static void print_io(FILE *out, const struct report *r) {
     fprintf(out, ", %.0f node%s without a figure", io->nodes_without_energy,
             io->nodes_without_energy == 1 ? "" : "s");
   fprintf(out, "\n%-12s", "io power:");
-  print_scaled(out, io->power_w, 1, "W");
+  print_derived(out, io->power_w, io->energy_j, io->energy_err_j, "W");
   fputs(isnan(io->power_w) ? "\n" : " during the phases\n", out);
   fprintf(out, "%-12s%s MB/s, %s MB/s/W\n", "io rate:",
           OR_DASH(ratio_text(a, io->mb_per_s)),
           OR_DASH(ratio_text(b, io->mb_per_s_per_w)));
-  fprintf(out, "%-12s%s MB/J, %s J/B\n", "io cost:",
+  fprintf(out, "%-12s%s MB/J, %s J/B", "io cost:",
           OR_DASH(ratio_text(a, io->mb_per_j)),
           OR_DASH(ratio_text(b, io->j_per_byte)));
+  if (!isnan(io->mb_per_j) && !isnan(io->energy_err_j) &&
+      fabs(io->energy_j) > 0)
+    fprintf(out, " (%s %.1f %%)", report_pm(),
+            100 * io->energy_err_j / fabs(io->energy_j));
+  putc('\n', out);
   if (r->nnodes > 0) {
     putc('\n', out);
     TEXT_TABLE(out, nodeio_cols, r->nodes, r->nnodes);
