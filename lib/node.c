@@ -149,8 +149,10 @@ static void error_terms(struct pmon_shared *sh, int i,
       sh->res_j[i] += m->ch[c].scale;
   }
   /* An estimate's error is its model's, which it does not state: its
-   * bars are unknown (NAN). */
-  sh->acc_rel[i] = (m->flags & PMON_DRV_ESTIMATED) ? NAN : m->accuracy_rel;
+   * bars are unknown (NAN) unless the site states it (accuracy=). */
+  sh->acc_rel[i] = (m->flags & PMON_DRV_ESTIMATED) && m->accuracy_from == NULL
+                     ? NAN
+                     : m->accuracy_rel;
   sh->acc_w[i] = m->accuracy_w * n;
 }
 

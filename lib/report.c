@@ -378,11 +378,13 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     tm >= 0 ? json_string(how) : json_null(), "channels", chans, "samples",
     (json_int_t)samples, "events", events_json(), "meters", meters_json(),
     "io", io);
-  /* An estimate's error is its model's, which it does not state. */
+  /* An estimate's error is its model's: unknown (NAN, from its meter's
+   * terms) unless the site states it. */
   if (rec != NULL)
-    json_object_set_new(rec, "energy_err_j",
-                        number_or_null(pmon__err_combine(lin, bound, sq),
-                                       has && !est));
+    json_object_set_new(
+      rec, "energy_err_j",
+      number_or_null(pmon__err_combine(lin, bound, sq),
+                     has && isfinite(pmon__err_combine(lin, bound, sq))));
   if (rec != NULL) {
     const char *why = pmon__cpufreq_why();
 
