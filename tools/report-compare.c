@@ -1112,13 +1112,27 @@ static void page_figures(FILE *out, const struct compare *c) {
     fputs("</td>", out);
     for (size_t k = 0; k < c->ncols; k++) {
       const struct agg *a = &c->agg[w * c->ncols + k];
-      num_cell(out, people(buf, r->fig, a->v), a->marks);
+      char cell[3 * CELL_MAX], e[CELL_MAX];
+      const char *v = people(buf, r->fig, a->v);
+
+      if (v != NULL && isfinite(a->err))
+        snprintf(cell, sizeof cell, "%s \u00b1 %s", v,
+                 people(e, r->fig, a->err));
+      else
+        snprintf(cell, sizeof cell, "%s", v ? v : "");
+      num_cell(out, v ? cell : NULL, a->marks);
       if (c->by) {
         num_cell(out, people(buf, r->fig, a->sd), 0);
         snprintf(buf, sizeof buf, "%.0f", a->n);
         num_cell(out, buf, 0);
       }
-      num_cell(out, ratio_text(buf, a->ratio), 0);
+      /* Whether it differs from the baseline's by more than the bars. */
+      if (ratio_text(buf, a->ratio) != NULL && a->sig >= 0) {
+        snprintf(cell, sizeof cell, "%s <span class=\"muted\">%s</span>",
+                 buf, a->sig ? "significant" : "not significant");
+        num_cell(out, cell, 0);
+      } else
+        num_cell(out, ratio_text(buf, a->ratio), 0);
     }
     fputs("</tr>\n", out);
     if (r->fig == F_REG_ENERGY && regions == PAGE_REGIONS &&
