@@ -936,7 +936,7 @@ int model_validate(int argc, char **argv) {
              full(b[4], w->p.t), full(b[5], w->x.time_s),
              w->x.estimated || m.estimated ? "true" : "false");
       report_csv_field(stdout, isnan(w->p.e) ? w->p.why : NULL);
-      printf(",%s\n", full(b[6], w->x.energy_err_j) ? b[6] : "");
+      printf(",%s\n", full(b[6], w->x.energy_err_j));
     } else if (isnan(w->p.e)) {
       printf("%-16.16s %-9s %5g %5g not predicted: %s\n", w->name,
              w->x.a.name, w->x.nodes, w->x.cores, w->p.why);
