@@ -410,6 +410,10 @@ int pmon__site_meters_lines(const char *node, struct pmon_spec *specs,
 
 /* lib/timeline.c */
 uint64_t pmon__tl_seq(const struct pmon_tl *tl);
+/* The power of meter M's channels in the node total from energies EA at
+ * TA to EB at TB (its samples' e[]); NAN when TB is not after TA. */
+double pmon__tl_power(int m, const double *ea, uint64_t ta, const double *eb,
+                      uint64_t tb);
 int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
                  struct pmon_tl_sample *out);
 /*

@@ -916,7 +916,7 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
   uint64_t(*ph)[3] = NULL;
   size_t i, nph = 0, cap = 0;
   double time_s = 0, gap_s = 0, energy = 0, ptime = 0, all_s = 0;
-  double err[3] = {0, 0, 0};
+  double err[3] = {0, 0, 0}, bar;
   struct sizes *sz = calloc(1, sizeof *sz);
   int n, lost = sz == NULL;
 
@@ -989,10 +989,9 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
   json_object_set_new(o, "phases", json_integer(n));
   json_object_set_new(o, "phase_time_s", json_real(ptime));
   json_object_set_new(o, "energy_j", num_or_null(energy));
-  json_object_set_new(
-    o, "energy_err_j",
-    num_or_null(isfinite(energy) ? pmon__err_combine(err[0], err[1], err[2])
-                                 : NAN));
+  bar = pmon__err_combine(err[0], err[1], err[2]);
+  json_object_set_new(o, "energy_err_j",
+                      num_or_null(isfinite(energy) ? bar : NAN));
   json_object_set_new(o, "power_w",
                       num_or_null(ptime > 0 ? energy / ptime : NAN));
   json_object_set_new(o, "gap_s", json_real(gap_s));
@@ -1004,7 +1003,7 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
         double f = all_s > 0 ? sz->v[op][k][2] / all_s : 0;
 
         sz->v[op][k][3] = energy * f;
-        sz->v[op][k][4] = pmon__err_combine(err[0], err[1], err[2]) * f;
+        sz->v[op][k][4] = bar * f;
       }
     json_object_set_new(o, "sizes", sizes_list(sz, isfinite(energy)));
     free(sz);

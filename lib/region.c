@@ -473,22 +473,6 @@ static int enter_new(struct pmon_thread *t, const char *name, size_t len,
   return *r != NULL ? 0 : PMON_ENOMEM;
 }
 
-/* The power of meter M's channels in the node total from sample A to
- * sample B (energies EA, EB); NAN when they are not apart in time. */
-static double total_power(int m, const double *ea, uint64_t ta,
-                          const double *eb, uint64_t tb)
-{
-  uint32_t mask = pmon__g.sh->total_mask[m];
-  double sum = 0;
-
-  if (tb <= ta)
-    return NAN;
-  for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
-    if (mask & (1u << c))
-      sum += eb[c] - ea[c];
-  return sum / ((double)(tb - ta) * 1e-9);
-}
-
 static void widen(struct rmeter *b, double p)
 {
   if (isnan(p))
@@ -509,7 +493,7 @@ static void bound_settle(struct rmeter *b, int m)
     return;
   if (pmon__tl_get(&sh->tl[m], b->pend - 1, &x) == 0 &&
       pmon__tl_get(&sh->tl[m], b->pend, &y) == 0)
-    widen(b, total_power(m, x.e, x.t_ns, y.e, y.t_ns));
+    widen(b, pmon__tl_power(m, x.e, x.t_ns, y.e, y.t_ns));
   one = (b->p_hi - b->p_lo) * b->p_w + sh->res_j[m];
   inside = b->p_in * (b->p_hi - b->p_lo + b->p_c);
   if (b->p_in > 0 && inside < b->p_nb * one) {
@@ -556,15 +540,15 @@ static void bucket_bound(struct region *r, int m, uint64_t j,
     for (i = b->anchor + 1; i < j; i++) {
       if (pmon__tl_get(&sh->tl[m], i, &y) != 0)
         break;
-      widen(b, total_power(m, pe, pt, y.e, y.t_ns));
+      widen(b, pmon__tl_power(m, pe, pt, y.e, y.t_ns));
       x = y;
       pe = x.e;
       pt = x.t_ns;
     }
-    widen(b, total_power(m, pe, pt, s->e, s->t_ns));
+    widen(b, pmon__tl_power(m, pe, pt, s->e, s->t_ns));
   }
   if (b->anchor > 0 && pmon__tl_get(&sh->tl[m], b->anchor - 1, &x) == 0)
-    widen(b, total_power(m, x.e, x.t_ns, ae, b->a_t));
+    widen(b, pmon__tl_power(m, x.e, x.t_ns, ae, b->a_t));
   if (b->p_lo > b->p_hi)
     b->p_lo = b->p_hi = 0;
   h = b->a_err[2] > s->err[2] ? b->a_err[2] : s->err[2];
@@ -572,7 +556,7 @@ static void bucket_bound(struct region *r, int m, uint64_t j,
   b->p_nb = b->nb;
   b->p_in = 0;
   if (fabs(b->s0) < 0.5 && dt > 0) {
-    double p = total_power(m, ae, b->a_t, s->e, s->t_ns);
+    double p = pmon__tl_power(m, ae, b->a_t, s->e, s->t_ns);
 
     b->p_in = (float)fabs(b->s1);
     b->p_c = (float)((sh->res_j[m] + fabs(p) * (b->a_err[2] + s->err[2])) /

@@ -193,22 +193,6 @@ static void total_how(char *buf, size_t size)
              out, out == 1 ? "" : "s", out == 1 ? "it measures" : "they measure");
 }
 
-/* The power of meter I's channels in the node total from sample A to B;
- * NAN when they are not apart. */
-static double total_power(int i, const struct pmon_tl_sample *a,
-                          const struct pmon_tl_sample *b)
-{
-  const struct pmon_state *g = &pmon__g;
-  double sum = 0;
-
-  if (b->t_ns <= a->t_ns)
-    return NAN;
-  for (int c = 0; c < g->ms[i].m.nch; c++)
-    if (g->total_mask[i] & (1u << c))
-      sum += b->e[c] - a->e[c];
-  return sum / ((double)(b->t_ns - a->t_ns) * 1e-9);
-}
-
 /*
  * Meter I's values at T, into *OUT: interpolated between the last sample
  * before T and the first at or after it, as a region's end is (the
@@ -247,15 +231,15 @@ static int sample_at(int i, uint64_t t, struct pmon_tl_sample *out,
   out->covered_ns = a.covered_ns + (uint64_t)((double)(b.covered_ns -
                                                        a.covered_ns) * w);
   /* The powers around: k-1..k (a to b), and the intervals on each side. */
-  p = total_power(i, &a, &b);
+  p = pmon__tl_power(i, a.e, a.t_ns, b.e, b.t_ns);
   lo = hi = isnan(p) ? 0 : p;
   if (k >= 2 && pmon__tl_get(tl, k - 2, &x) == 0 &&
-      !isnan(p = total_power(i, &x, &a))) {
+      !isnan(p = pmon__tl_power(i, x.e, x.t_ns, a.e, a.t_ns))) {
     lo = p < lo ? p : lo;
     hi = p > hi ? p : hi;
   }
   if (k + 1 < seq && pmon__tl_get(tl, k + 1, &x) == 0 &&
-      !isnan(p = total_power(i, &b, &x))) {
+      !isnan(p = pmon__tl_power(i, b.e, b.t_ns, x.e, x.t_ns))) {
     lo = p < lo ? p : lo;
     hi = p > hi ? p : hi;
   }
@@ -280,7 +264,7 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
   const struct pmon_shared *sh = g->sh;
   json_t *chans = json_object();
   double energy = 0, wall = (double)(t_end - g->t_init_ns) * 1e-9;
-  double cover = -1, lin = 0, bound = 0, sq = 0;
+  double cover = -1, lin = 0, bound = 0, sq = 0, bar;
   int has = g->total_meter >= 0, tm = g->total_meter, est = 0;
   unsigned long samples = 0;
   uint64_t t_last = t_end;
@@ -380,11 +364,10 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     "io", io);
   /* An estimate's error is its model's: unknown (NAN, from its meter's
    * terms) unless the site states it. */
+  bar = pmon__err_combine(lin, bound, sq);
   if (rec != NULL)
-    json_object_set_new(
-      rec, "energy_err_j",
-      number_or_null(pmon__err_combine(lin, bound, sq),
-                     has && isfinite(pmon__err_combine(lin, bound, sq))));
+    json_object_set_new(rec, "energy_err_j",
+                        number_or_null(bar, has && isfinite(bar)));
   if (rec != NULL) {
     const char *why = pmon__cpufreq_why();
 

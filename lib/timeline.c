@@ -28,6 +28,20 @@
 #include "core.h"
 #include "rtab.h"
 
+double pmon__tl_power(int m, const double *ea, uint64_t ta, const double *eb,
+                     uint64_t tb)
+{
+  const struct pmon_shared *sh = pmon__g.sh;
+  double sum = 0;
+
+  if (tb <= ta)
+    return NAN;
+  for (int c = 0; c < sh->nch[m]; c++)
+    if (sh->total_mask[m] & (1u << c))
+      sum += eb[c] - ea[c];
+  return sum / ((double)(tb - ta) * 1e-9);
+}
+
 uint64_t pmon__tl_seq(const struct pmon_tl *tl)
 {
   return atomic_load_explicit(&tl->seq, memory_order_acquire);
