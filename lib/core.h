@@ -172,8 +172,9 @@ struct pmon_mstate {
   unsigned long stale;      /* frozen spans */
   uint64_t seen_ns;         /* the previous good reading, new or not */
   int seen_old;             /* and it brought nothing new */
-  int anchoring;            /* in pmon__meters_sample_all(): stamped at
-                               the reading, not half-way */
+  int anchoring;            /* in pmon__meters_sample_all(): 1 at
+                               finalize (stamped at the reading, not
+                               half-way), 2 at init */
 
   /* The poller thread that reads this meter (leader only). */
   pthread_t poller;

@@ -506,10 +506,11 @@ static void publish(int i, uint64_t t)
   struct pmon_state *g = &pmon__g;
   struct pmon_mstate *ms = &g->ms[i];
 
-  /* The first published sample is the origin of the node's energy. */
+  /* The first published sample is the origin of the node's energy; its
+   * stamp's error stays (the run's start is as sure as that stamp). */
   if (pmon__tl_seq(&g->sh->tl[i]) == 0) {
     memset(ms->e, 0, sizeof ms->e);
-    memset(ms->err, 0, sizeof ms->err);
+    ms->err[0] = ms->err[1] = 0;
     ms->covered_ns = 0;
   }
   pmon__tl_publish(&g->sh->tl[i], t, ms->covered_ns, ms->e, ms->m.nch,
@@ -615,13 +616,14 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
    * be late, by more when the reading thread waited for a processor (on
    * a node whose ranks keep every core busy): the energy of a span that
    * starts in a busy time and ends in a quiet one would come out high.
-   * Not the readings of init and finalize (pmon__meters_sample_all()),
-   * which anchor the node's span: stamped at once, they cover what the
-   * ranks did up to then. */
+   * So is init's reading (pmon__meters_sample_all()), which starts the
+   * node's span there: the node's energy is counted from that instant.
+   * Not finalize's, which ends the span: stamped at once, it covers what
+   * the ranks did up to then. */
   /* The value held at an instant between the previous reading and this
    * one: how far its stamp may be from it goes into err[2]. */
   ms->err[2] = 0;
-  if (news && ms->seen_old && !ms->frozen && !force && !ms->anchoring &&
+  if (news && ms->seen_old && !ms->frozen && !force && ms->anchoring != 1 &&
       (m->flags & PMON_DRV_COUNTER) && t > ms->seen_ns &&
       ms->seen_ns > ms->prev_ns) {
     uint64_t seen = t;
@@ -777,7 +779,7 @@ void pmon__meters_sample_all(uint64_t now)
     /* Wait, a bounded time, for a value published after NOW: at init it
      * anchors the timeline, at finalize it covers the last region end.
      * After the limit a stale value is taken, stamped now. */
-    ms->anchoring = 1;
+    ms->anchoring = ms->primed ? 1 : 2;
     if (!ms->primed)
       sample_one(i, 0);
     /* A meter that fails is tried once: its trouble must not hold the
@@ -787,8 +789,24 @@ void pmon__meters_sample_all(uint64_t now)
         break;
       nanosleep(&nap, NULL);
     }
-    ms->anchoring = 0;
+    /* Init's reading came just after a new value (read at short
+     * intervals until one came) and is stamped about when it came.  The
+     * poller then reads half a period out of step with that instant: a
+     * meter that publishes every few periods (ten times a second, read
+     * fifty) is read half-way between its publications' steps, and each
+     * new value's half-way stamp is as often early as late.  In step,
+     * each would be read just after it came and stamped half a period
+     * early, every one of them alike: a bias on every span, where the
+     * stamp's error is meant to be random. */
     ms->due_ns = pmon__now_ns() + period;
+    if (ms->anchoring == 2 && ms->primed && ms->prev_ns + period / 2 > 0) {
+      uint64_t phase = ms->prev_ns + period / 2;
+
+      while (phase < ms->due_ns)
+        phase += period;
+      ms->due_ns = phase;
+    }
+    ms->anchoring = 0;
   }
   /* With several meters in the total, the history's point for the first
    * one's sample could not be made before the others had theirs: it is

@@ -196,10 +196,11 @@ static void total_how(char *buf, size_t size)
 /*
  * Meter I's values at T, into *OUT: interpolated between the last sample
  * before T and the first at or after it, as a region's end is (the
- * finalize reading comes after T); *BAR gets that end's error bar, the
- * range of the power over the intervals around it times a quarter of
- * their spacing plus the stamps' error, and the resolution.  -1 when the
- * ring has no sample on each side.
+ * finalize reading comes after T); *BAR gets that end's error bar from
+ * the interpolation, the range of the power over the intervals around it
+ * times a quarter of their spacing, and the resolution; OUT->err[2] the
+ * larger of the two readings' stamp errors.  -1 when the ring has no
+ * sample on each side.
  */
 static int sample_at(int i, uint64_t t, struct pmon_tl_sample *out,
                      double *bar)
@@ -228,6 +229,7 @@ static int sample_at(int i, uint64_t t, struct pmon_tl_sample *out,
     out->e[c] = a.e[c] + (b.e[c] - a.e[c]) * w;
   for (int j = 0; j < 2; j++)
     out->err[j] = a.err[j] + (b.err[j] - a.err[j]) * w;
+  out->err[2] = a.err[2] > b.err[2] ? a.err[2] : b.err[2];
   out->covered_ns = a.covered_ns + (uint64_t)((double)(b.covered_ns -
                                                        a.covered_ns) * w);
   /* The powers around: k-1..k (a to b), and the intervals on each side. */
@@ -243,10 +245,51 @@ static int sample_at(int i, uint64_t t, struct pmon_tl_sample *out,
     lo = p < lo ? p : lo;
     hi = p > hi ? p : hi;
   }
-  *bar = (hi - lo) * ((double)(b.t_ns - a.t_ns) * 1e-9 / 4 +
-                      (a.err[2] > b.err[2] ? a.err[2] : b.err[2])) +
-         sh->res_j[i];
+  *bar = (hi - lo) * (double)(b.t_ns - a.t_ns) * 1e-9 / 4 + sh->res_j[i];
   return 0;
+}
+
+/*
+ * The power at one end of meter I's run, for the error of that end's
+ * stamp: the highest of MEAN (the run's) and the meter's power over the
+ * two intervals next to the end, its first samples (FIRST) or its last.
+ * The end's stamp may be off by its err[2] either way, and over that
+ * time the node drew the power of the interval the end opens or closes,
+ * which on a node whose power moves can be well above the run's mean.
+ * From the history (the node's total) when the ring no longer holds the
+ * first samples.
+ */
+static double end_power(int i, int first, double mean)
+{
+  const struct pmon_tl *tl = &pmon__g.sh->tl[i];
+  uint64_t seq = pmon__tl_seq(tl), k0;
+  struct pmon_tl_sample s[3];
+  double p = mean;
+  int n = 0;
+
+  if (first && seq > PMON_RING) {
+    const struct pmon_state *g = &pmon__g;
+
+    for (size_t k = 1; k < 3 && k < g->nhist; k++)
+      if (g->hist[k].t_ns > g->hist[k - 1].t_ns) {
+        double q = (g->hist[k].e - g->hist[k - 1].e) /
+                   ((double)(g->hist[k].t_ns - g->hist[k - 1].t_ns) * 1e-9);
+
+        p = q > p ? q : p;
+      }
+    return p;
+  }
+  k0 = first || seq < 3 ? 0 : seq - 3;
+  for (uint64_t k = k0; k < seq && n < 3; k++)
+    if (pmon__tl_get(tl, k, &s[n]) == 0)
+      n++;
+  for (int j = 1; j < n; j++) {
+    double q = pmon__tl_power(i, s[j - 1].e, s[j - 1].t_ns, s[j].e,
+                              s[j].t_ns);
+
+    p = !isnan(q) && q > p ? q : p;
+  }
+  return p;
 }
 
 /*
@@ -319,14 +362,21 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
 
       lin += sh->res_j[i] + sh->acc_rel[i] * fabs(em) +
              sh->acc_w[i] * (double)g->ms[i].covered_ns * 1e-9;
-      /* Its ends: the first reading's stamp (how far it may be from the
-       * instant its value held) at the run's mean power, and the last's,
-       * or the cut between two readings. */
+      /* Its ends: each reading's stamp (how far it may be from the
+       * instant its value held) at the power around it: the first's, and
+       * the last's or the larger of the two the end is cut between.  The
+       * start's stamp is not off as the later ones are (init reads until
+       * a new value comes, at shorter intervals than the poller, which
+       * may keep step with the meter's publications), so the two do not
+       * cancel as a region's ends do: each counts at its power, not at
+       * the power's change. */
       if (pmon__tl_get(&sh->tl[i], 0, &s0) == 0)
         h0 = s0.err[2];
-      if (last.t_ns > sh->t_init_ns)
-        lin += fabs(em) / ((double)(last.t_ns - sh->t_init_ns) * 1e-9) *
-               (h0 + (isnan(end_bar) ? last.err[2] : 0));
+      if (last.t_ns > sh->t_init_ns) {
+        double mean = fabs(em) / ((double)(last.t_ns - sh->t_init_ns) * 1e-9);
+
+        lin += end_power(i, 1, mean) * h0 + end_power(i, 0, mean) * last.err[2];
+      }
       if (!isnan(end_bar))
         lin += end_bar;
       bound += last.err[0];
