@@ -58,3 +58,23 @@ int pmon__create_beside(const char *path, char *tmp, size_t size)
   }
   return pmon__create_new(before, "", 0666, tmp, size);
 }
+
+int pmon__write_all(int fd, const char *buf, size_t len)
+{
+  size_t off = 0;
+
+  while (off < len) {
+    ssize_t n = write(fd, buf + off, len - off);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return -1;
+    if (n == 0) {
+      errno = EIO;
+      return -1;
+    }
+    off += (size_t)n;
+  }
+  return 0;
+}

@@ -24,4 +24,8 @@ int pmon__create_beside(const char *path, char *tmp, size_t size);
 int pmon__create_new(const char *before, const char *after, int mode,
                      char *name, size_t size);
 
+/* Writes the LEN bytes of BUF to FD, again after EINTR and short writes;
+ * 0, or -1 with errno set (EIO when a write wrote nothing). */
+int pmon__write_all(int fd, const char *buf, size_t len);
+
 #endif /* PMON_BESIDE_H */

@@ -34,5 +34,9 @@
 #define PMON_ENV_SPOOL_INTERVAL "PMON_SPOOL_INTERVAL" /* s, 0: no spool */
 #define PMON_ENV_SPOOL_DIR "PMON_SPOOL_DIR" /* default: the report's */
 #define PMON_ENV_KEEP_SPOOL "PMON_KEEP_SPOOL" /* keep it after the report */
+#define PMON_ENV_METRICS_DIR "PMON_METRICS_DIR" /* Prometheus textfiles */
+#define PMON_ENV_METRICS_INTERVAL "PMON_METRICS_INTERVAL" /* s, default 10 */
+#define PMON_ENV_METRICS_REGIONS "PMON_METRICS_REGIONS" /* named, 32 */
+#define PMON_ENV_METRICS_KEEP "PMON_METRICS_KEEP" /* s; unset: left */
 
 #endif /* PMON_ENV_H */

@@ -309,6 +309,11 @@ struct pmon_state {
   int quiet;
   double spool_interval_s; /* PMON_SPOOL_INTERVAL, 0: no spool (set by
                               pmon__spool_config()) */
+  double pub_interval_s;   /* how often the ranks publish their regions
+                              and I/O for the leader's writer thread: the
+                              shorter of the spool's and the metrics'
+                              intervals, 0 when neither is on (set by
+                              pmon__metrics_config()) */
   int timeline;       /* PMON_TIMELINE: slices of each node's timeline in
                          the report, 0 for none */
   int cpu_fd;         /* leader: /proc/stat for the timeline, -1 */
@@ -595,5 +600,21 @@ void pmon__spool_rmdir(void);
 /* The job's spool directory while this node's spool file holds the job
  * (before pmon__spool_done()), else NULL. */
 const char *pmon__spool_dir(void);
+
+/* Prometheus metrics (lib/metrics.c, PMON_METRICS_DIR).  _config reads
+ * the variables in every rank, after pmon__spool_config(), and sets
+ * pub_interval_s; _start, on each node leader once the job id is known,
+ * checks the directory; _write writes the node's file from the node
+ * record REC (a snapshot, or the final record) and the node's regions
+ * TAB, with pmon_job_running RUNNING: on the writer thread (lib/spool.c)
+ * or, once it has ended, at finalize; 0 or -1.  _interval is 0 when no
+ * metrics are written.  _done removes what PMON_METRICS_KEEP says, and
+ * this job's file with DISCARD (a measurement nobody wants). */
+int pmon__metrics_config(void);
+void pmon__metrics_start(void);
+double pmon__metrics_interval(void);
+int pmon__metrics_write(const struct json_t *rec, const struct pmon_rtab *tab,
+                        int running);
+void pmon__metrics_done(int discard);
 
 #endif /* PMON_CORE_H */

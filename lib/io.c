@@ -225,7 +225,7 @@ int pmon__io_start(int multiple)
     hot->gap_t = (uint64_t)((double)io.gap_ns / io.scale);
   }
   io.pub_ns = pmon__g.pub != NULL
-                ? (uint64_t)(pmon__g.spool_interval_s * 1e9) : 0;
+                ? (uint64_t)(pmon__g.pub_interval_s * 1e9) : 0;
   hot->pub_t = io.pub_ns > 0 ? pmon__io_stamp(io.clock) : UINT64_MAX;
   io.multiple = multiple;
   io.started = 1;

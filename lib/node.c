@@ -177,9 +177,10 @@ int pmon__node_share(void)
     return mpi_fail(rc, "MPI_Bcast");
   size = offsetof(struct pmon_shared, tl) +
          (size_t)nmeters * sizeof(struct pmon_tl);
-  /* Each rank's slot for the spool follows, while it keeps one. */
+  /* Each rank's slot for the spool and the metrics follows, while
+   * either is on. */
   head = g->leader ? (size + 63) & ~(size_t)63 : 0;
-  slot = pmon__g.spool_interval_s > 0 ? PMON_PUB_BYTES : 0;
+  slot = pmon__g.pub_interval_s > 0 ? PMON_PUB_BYTES : 0;
   if (g->leader && (g->pubs = calloc(g->local_size > 1 ? (size_t)g->local_size
                                                        : 1,
                                      sizeof *g->pubs)) == NULL)

@@ -151,6 +151,7 @@ static void teardown(void)
 
   pmon__spool_stop();
   pmon__spool_done(0);
+  pmon__metrics_done(0);
   pmon__sampler_stop();
   if (g->leader)
     pmon__meters_close();
@@ -219,6 +220,8 @@ static int init_locked(int by_preload)
     cfg = label_config();
   if (cfg == 0)
     cfg = pmon__spool_config();
+  if (cfg == 0)
+    cfg = pmon__metrics_config();
   if ((rc = pmon__node_setup()) != 0) {
     pmon__node_teardown();
     return rc;
@@ -384,6 +387,9 @@ static int finalize_locked(void)
     json_t *rec = pmon__node_record(ranks, &regions), *one = json_array();
     int node = 0;
 
+    /* The metrics' last values, the job ended on this node. */
+    pmon__metrics_write(rec, &regions, 0);
+    pmon__metrics_done(0);
     if (rec != NULL)
       json_array_append_new(one, rec);
     else
@@ -440,6 +446,7 @@ int pmon__finalize_discard(void)
     pmon__spool_stop();
     pmon__spool_done(1);
     pmon__spool_rmdir();
+    pmon__metrics_done(1);
     teardown();
   }
   pthread_mutex_unlock(&life);

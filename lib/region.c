@@ -143,7 +143,7 @@ static struct {
   size_t off_ae, off_e, off_name;
 } lay;
 
-/* Publication for the spool: PERIOD is PMON_SPOOL_INTERVAL in ns, LOCK
+/* Publication for the spool: PERIOD is pmon__g.pub_interval_s in ns, LOCK
  * serialises the threads that write the rank's slot. */
 static struct {
   uint64_t period;
@@ -246,7 +246,7 @@ static void layout(void)
   if (lay.done)
     return;
   lay.done = 1;
-  pubs.period = (uint64_t)(pmon__g.spool_interval_s * 1e9);
+  pubs.period = (uint64_t)(pmon__g.pub_interval_s * 1e9);
   lay.nmeters = sh != NULL ? sh->nmeters : 0;
   for (int m = 0; m < lay.nmeters; m++) {
     lay.choff[m] = (int)nch;

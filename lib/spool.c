@@ -12,10 +12,12 @@
  * the previous version or the next, never half of one.  After a report
  * written whole, it is removed (PMON_KEEP_SPOOL=1 keeps it).
  *
- * The writing is done by a thread of the leader's own, which blocks every
- * signal; it takes g->lock while it makes the record, so that the events
- * and the history hold still (the total's poller adds to the history
- * under it).  The regions are those the node's ranks last published in
+ * The writing is done by a thread of the leader's own (the writer),
+ * which blocks every signal; it takes g->lock while it makes the record,
+ * so that the events and the history hold still (the total's poller adds
+ * to the history under it).  The same thread writes the Prometheus
+ * metrics (lib/metrics.c) from the same record, at their own interval:
+ * it runs while either the spool or the metrics are on.  The regions are those the node's ranks last published in
  * their slots of the node-shared segment (lib/region.c): at most one
  * interval old for a rank that makes region calls, and as they are for
  * one that makes none.  The MPI-IO figures come the same way, from each
@@ -25,9 +27,9 @@
  * SIGTERM (the batch system's notice before SIGKILL): base/signals.c
  * catches it for the leader, unless the program ignores it, and calls
  * last_write(), which does only what is async-signal-safe:
- * it writes a byte to a pipe that wakes the spool thread and waits
+ * it writes a byte to a pipe that wakes the writer thread and waits
  * (poll(), at most 2 s) for the byte the thread writes back once the
- * spool is written.  The signal then goes where the program sent it
+ * spool is written (and the metrics, with pmon_job_running 0).  The signal then goes where the program sent it
  * (base/signals.c says how).
  */
 #include "config.h"
@@ -71,6 +73,7 @@ static struct {
   /* Pipes to the thread and back.  The handler reads these: an end is
    * set to -1 before it is closed. */
   volatile sig_atomic_t wake[2], ack[2];
+  int metrics_failed;     /* said once */
 } sp = {.wake = {-1, -1}, .ack = {-1, -1}};
 
 int pmon__spool_config(void)
@@ -146,34 +149,23 @@ static void file_name(const char *node, char *buf, size_t size)
       *p = '_';
 }
 
-/* Writes the spool file whole as of now; 0, or -1 (the previous version
- * stays).  With SYNC, its data reach the disk before it replaces the
- * previous one (a node that crashes keeps one or the other); the writing
- * for SIGTERM goes without, as fast as it can: the process is about to
- * end, not the node, and the launcher may kill it at any moment.  On the
- * spool thread, or at init before it starts. */
-static int write_spool(int sync)
+/* Writes the spool file whole from the node record REC (taken at NOW)
+ * and its regions TAB; 0, or -1 (the previous version stays).  With SYNC,
+ * its data reach the disk before it replaces the previous one (a node
+ * that crashes keeps one or the other); the writing for SIGTERM goes
+ * without, as fast as it can: the process is about to end, not the node,
+ * and the launcher may kill it at any moment. */
+static int write_spool(json_t *rec, const struct pmon_rtab *tab,
+                       unsigned long left, int unread, uint64_t now, int sync)
 {
   struct pmon_state *g = &pmon__g;
-  uint64_t now = pmon__now_ns();
-  json_t *doc, *rec, *regions, *io_ranks = NULL;
-  struct pmon_rtab tab;
+  json_t *doc, *regions;
   char tmp[PATH_MAX + 16], *text;
-  size_t len, off = 0;
-  unsigned long left;
-  int fd, ok, unread;
+  size_t len;
+  int fd, ok;
 
-  pmon__rtab_init(&tab, PMON_RT_NODE, pmon__regions_list_max());
-  pmon__regions_spool(&tab, &left, &unread, &io_ranks);
-  pthread_mutex_lock(&g->lock);
-  rec = pmon__node_snapshot(now, io_ranks, &tab);
-  pthread_mutex_unlock(&g->lock);
-  json_decref(io_ranks);
-  regions = rec != NULL ? pmon__regions_spool_json(&tab) : NULL;
-  pmon__rtab_free(&tab);
-  if (rec == NULL)
-    return -1;
-  doc = json_pack("{s:i, s:O, s:f, s:o, s:o*, s:I, s:i}", "pmon_spool",
+  regions = pmon__regions_spool_json(tab);
+  doc = json_pack("{s:i, s:O, s:f, s:O, s:o*, s:I, s:i}", "pmon_spool",
                   SPOOL_VERSION, "job", sp.job, "written_s",
                   ((double)now - (double)g->t_init_ns) * 1e-9, "node", rec,
                   "regions", regions, "regions_left_out", (json_int_t)left,
@@ -197,17 +189,8 @@ static int write_spool(int sync)
     free(text);
     return -1;
   }
-  while (off < len) {
-    ssize_t n = write(fd, text + off, len - off);
-
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    off += (size_t)n;
-  }
+  ok = pmon__write_all(fd, text, len) == 0 && write(fd, "\n", 1) == 1;
   free(text);
-  ok = off == len && write(fd, "\n", 1) == 1;
   if (sync)
     ok = fdatasync(fd) == 0 && ok;
   ok = close(fd) == 0 && ok;
@@ -217,6 +200,43 @@ static int write_spool(int sync)
   }
   sp.written = 1;
   return 0;
+}
+
+/* Writes what is due as of now, from one node record: the spool file
+ * (SPOOL, with SYNC as write_spool() says) and the metrics (METRICS,
+ * with pmon_job_running RUNNING).  0, or -1 when the spool was asked for
+ * and could not be written.  On the writer thread, or at init before it
+ * starts. */
+static int write_now(int spool, int metrics, int sync, int running)
+{
+  struct pmon_state *g = &pmon__g;
+  uint64_t now = pmon__now_ns();
+  json_t *rec, *io_ranks = NULL;
+  struct pmon_rtab tab;
+  unsigned long left;
+  int unread, rc = 0;
+
+  pmon__rtab_init(&tab, PMON_RT_NODE, pmon__regions_list_max());
+  pmon__regions_spool(&tab, &left, &unread, &io_ranks);
+  pthread_mutex_lock(&g->lock);
+  rec = pmon__node_snapshot(now, io_ranks, &tab);
+  pthread_mutex_unlock(&g->lock);
+  json_decref(io_ranks);
+  if (rec == NULL)
+    rc = -1;
+  else {
+    if (spool)
+      rc = write_spool(rec, &tab, left, unread, now, sync);
+    if (metrics && pmon__metrics_write(rec, &tab, running) != 0 &&
+        !sp.metrics_failed) {
+      sp.metrics_failed = 1; /* said once */
+      pmon__event(now, -1, "metrics_error", "cannot write the metrics "
+                  "file: %s", strerror(errno));
+    }
+  }
+  json_decref(rec);
+  pmon__rtab_free(&tab);
+  return spool ? rc : 0;
 }
 
 /* SIGTERM (base/signals.c): the spool thread writes now, and the handler
@@ -236,18 +256,33 @@ static int last_write(void)
   return 0;
 }
 
-/* The spool thread: writes at each interval, and at once when woken with
- * 't' (then answers on the ack pipe); ends on 'q'. */
+/* The next time due after DUE by PERIOD, not in the past. */
+static uint64_t next_due(uint64_t due, uint64_t period)
+{
+  uint64_t now = pmon__now_ns();
+
+  due += period;
+  return due > now ? due : now + period;
+}
+
+/* The writer thread: the spool file and the metrics, each at its own
+ * interval (UINT64_MAX when it is off), and both at once when woken with
+ * 't' (SIGTERM: then it answers on the ack pipe, and the metrics say the
+ * job no longer runs); ends on 'q'. */
 static void *spool_main(void *arg)
 {
-  uint64_t period = (uint64_t)(sp.interval_s * 1e9);
-  uint64_t due = pmon__now_ns() + period;
+  uint64_t sp_period = (uint64_t)(sp.interval_s * 1e9);
+  uint64_t mt_period = (uint64_t)(pmon__metrics_interval() * 1e9);
+  uint64_t sp_due = sp.job != NULL && sp_period > 0
+                      ? pmon__now_ns() + sp_period : UINT64_MAX;
+  uint64_t mt_due = mt_period > 0 ? pmon__now_ns() + mt_period : UINT64_MAX;
 
   (void)arg;
   for (;;) {
-    uint64_t now = pmon__now_ns();
+    uint64_t now = pmon__now_ns(), due = sp_due < mt_due ? sp_due : mt_due;
     struct pollfd p = {sp.wake[0], POLLIN, 0};
-    int ms = due > now ? (int)((due - now + 999999) / 1000000) : 0, r;
+    int ms = due == UINT64_MAX ? -1
+             : due > now ? (int)((due - now + 999999) / 1000000) : 0, r;
     char c = 0;
 
     r = poll(&p, 1, ms);
@@ -256,16 +291,21 @@ static void *spool_main(void *arg)
     if (r > 0 && read(sp.wake[0], &c, 1) == 1) {
       if (c == 'q')
         break;
-      write_spool(c != 't');
+      write_now(sp_due != UINT64_MAX, mt_due != UINT64_MAX, c != 't',
+                c != 't');
       if (c == 't' && write(sp.ack[1], &c, 1) < 0)
         c = 0;
       continue;
     }
-    if (pmon__now_ns() >= due) {
-      write_spool(1);
-      due += period;
-      if (due <= pmon__now_ns())
-        due = pmon__now_ns() + period;
+    now = pmon__now_ns();
+    if (now >= sp_due || now >= mt_due) {
+      int spool = now >= sp_due, metrics = now >= mt_due;
+
+      write_now(spool, metrics, 1, 1);
+      if (spool)
+        sp_due = next_due(sp_due, sp_period);
+      if (metrics)
+        mt_due = next_due(mt_due, mt_period);
     }
   }
   return NULL;
@@ -301,7 +341,6 @@ static void fail(const char *fmt, ...)
   va_end(ap);
   pmon__event(pmon__now_ns(), -1, "spool_error", "%s: the job goes on "
               "without a spool", why);
-  pmon__spool_stop();
   if (sp.written)
     unlink(sp.path); /* a spool that stops being written would mislead */
   sp.written = 0;
@@ -309,24 +348,16 @@ static void fail(const char *fmt, ...)
   sp.job = NULL;
 }
 
-void pmon__spool_start(void)
+/* Makes the spool's directory and writes its first file (the job's
+ * identity, with the node NAMES, which it takes); on failure says why
+ * (fail()) and leaves sp.job NULL. */
+static void open_spool(json_t *names)
 {
   struct pmon_state *g = &pmon__g;
-  char base[PATH_MAX], name[300], start[32];
-  json_t *names;
+  char base[PATH_MAX], name[300], start[32], out[PATH_MAX];
   struct tm tm;
-  sigset_t all, old;
   int node = 0;
 
-  if (!g->leader)
-    return;
-  /* Collective over the leaders, whether or not this node keeps a spool
-   * (PMON_SPOOL_INTERVAL may differ between nodes). */
-  names = node_names();
-  if (sp.interval_s <= 0) {
-    json_decref(names);
-    return;
-  }
   if (g->mpi)
     PMPI_Comm_rank(g->leaders, &node);
   spool_base(base, sizeof base);
@@ -344,10 +375,13 @@ void pmon__spool_start(void)
   }
   gmtime_r(&g->wall_start.tv_sec, &tm);
   strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  sp.job = json_pack("{s:s, s:s, s:i, s:i, s:s, s:b, s:i, s:f}", "id",
+  pmon__output_path(out, sizeof out);
+  /* "report": where the report will be, for pmon-report watch. */
+  sp.job = json_pack("{s:s, s:s, s:i, s:i, s:s, s:b, s:i, s:f, s:s}", "id",
                      g->jobid, "id_source", g->jobid_source, "ranks", g->size,
                      "nodes", g->nnodes, "start", start, "mpi", g->mpi,
-                     "node_index", node, "interval_s", sp.interval_s);
+                     "node_index", node, "interval_s", sp.interval_s,
+                     "report", out);
   if (sp.job == NULL) {
     json_decref(names);
     return fail("out of memory");
@@ -358,8 +392,32 @@ void pmon__spool_start(void)
   json_object_set_new(sp.job, "io_files", json_integer(pmon__io_list_max()));
   if (names != NULL)
     json_object_set_new(sp.job, "node_names", names);
-  if (write_spool(1) != 0)
+  if (write_now(1, 0, 1, 1) != 0)
     return fail("cannot write %s: %s", sp.path, strerror(errno));
+}
+
+void pmon__spool_start(void)
+{
+  struct pmon_state *g = &pmon__g;
+  json_t *names;
+  sigset_t all, old;
+  int metrics;
+
+  if (!g->leader)
+    return;
+  /* Collective over the leaders, whether or not this node keeps a spool
+   * (PMON_SPOOL_INTERVAL may differ between nodes). */
+  names = node_names();
+  pmon__metrics_start();
+  metrics = pmon__metrics_interval() > 0;
+  if (sp.interval_s > 0)
+    open_spool(names);
+  else
+    json_decref(names);
+  if (sp.job == NULL && !metrics)
+    return;
+  if (metrics)
+    write_now(0, 1, 0, 1);
   {
     int w[2] = {-1, -1}, a[2] = {-1, -1};
 
@@ -385,8 +443,10 @@ void pmon__spool_start(void)
   pthread_sigmask(SIG_SETMASK, &all, &old);
   sp.started = pthread_create(&sp.thread, NULL, spool_main, NULL) == 0;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (!sp.started)
+  if (!sp.started) {
+    pmon__spool_stop(); /* its pipes */
     return fail("cannot start its thread");
+  }
   pmon__signals_take(PMON_SIG_SPOOL, last_write, NULL);
 }
 

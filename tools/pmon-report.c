@@ -13,7 +13,8 @@
  *
  * "pmon-report compare FILE..." compares runs (report-compare.c);
  * "pmon-report model ..." calibrates, predicts and validates the energy
- * model of I/O approaches (report-model.c).
+ * model of I/O approaches (report-model.c); "pmon-report metrics REPORT"
+ * prints it as Prometheus metrics (report-metrics.c).
  *
  * This file holds the command line and the JSON output; report-load.c reads
  * and checks a report, report-text.c prints it as text or CSV,
@@ -110,9 +111,11 @@ static int print_json(FILE *out, const struct report *r, const char *name) {
 static void usage(FILE *out) {
   fputs("Usage: " PROG " [OPTION]... FILE...\n"
         "  or:  " PROG " compare [OPTION]... FILE...\n"
+        "  or:  " PROG " metrics [OPTION]... REPORT\n"
         "Print the energy reports FILE... that pmon jobs wrote, as text\n"
         "tables, CSV or JSON, or draw them as a web page or a picture;\n"
-        "or compare runs side by side (" PROG " compare --help).\n"
+        "or compare runs side by side (" PROG " compare --help);\n"
+        "or print a report as Prometheus metrics (" PROG " metrics --help).\n"
         "A FILE of - is standard input.\n"
         "\n"
         "  -c, --csv            print CSV tables: nodes, regions, events,\n"
@@ -289,6 +292,8 @@ int main(int argc, char **argv) {
     return model(argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "rebuild") == 0)
     return report_rebuild(argc - 1, argv + 1);
+  if (argc > 1 && strcmp(argv[1], "metrics") == 0)
+    return report_metrics(argc - 1, argv + 1);
   status = parse_args(argc, argv, &opt);
   if (status >= 0)
     return status;

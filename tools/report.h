@@ -376,6 +376,13 @@ int report_compare(int argc, char **argv);
  * report could not be written, 2 on a usage error. */
 int report_rebuild(int argc, char **argv);
 
+/* ---- report-metrics.c -------------------------------------------------- */
+
+/* Runs "pmon-report metrics": argv[0] is "metrics", its options and the
+ * report follow.  Returns the exit status: 0 when written, 1 when the
+ * report could not be read or the output written, 2 on a usage error. */
+int report_metrics(int argc, char **argv);
+
 /* ---- report-html.c ----------------------------------------------------- */
 
 /* The style sheet of the pages (the job page, the comparison page): CSS
