@@ -22,30 +22,14 @@
 top_builddir=${top_builddir:-.}
 SECONDS_PER_CASE=${1:-20}
 RUNS=${2:-5}
-PROG=$top_builddir/bench/sampler_cpu
-PAIR=$top_builddir/bench/region_cost
-JGET=$top_builddir/tests/jget
-BT=$(mktemp -d "${BENCH_DIR:-/tmp}/pmon-bench.XXXXXX") || exit 1
-. "$srcdir/tests/lib.sh"
-trap 'cleanup; rm -rf "$BT"' EXIT
-
-feed "$BT/m" 200 --hz 10
-export PMON_METERS=pm_counters:$BT/m PMON_QUIET=1
-
+. "$srcdir/bench/costs.sh"
+costs_setup spool_cost "$SECONDS_PER_CASE"
 # run NAME INTERVAL: one sampler_cpu run into $BT/NAME.out.
 run() {
   PMON_SPOOL_INTERVAL=$2 PMON_OUTPUT=$BT/$1.json "$PROG" "$SECONDS_PER_CASE" \
     > "$BT/$1.out" 2> "$BT/$1.err"
 }
-key() { awk -v k="$2" '$1 == k { print $2 }' "$BT/$1.out"; }
-# ns of CPU a second of the window of the run NAME.
-rate() { awk -v c="$(key "$1" cpu_ns)" -v w="$(key "$1" wall_ns)" \
-  'BEGIN { printf "%.1f", c * 1e9 / w }'; }
 
-printf 'spool_cost: %s s per case, %s cores, load average %s, spool in %s\n' \
-  "$SECONDS_PER_CASE" "$(nproc 2>/dev/null || echo '?')" \
-  "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)" \
-  "$(df -PT "$BT" 2>/dev/null | awk 'NR == 2 { print $2 }')"
 run base0 0 || { echo "spool_cost: the baseline failed: $(cat "$BT/base0.err")"; exit 1; }
 cases="5 1 0.1"
 for iv in $cases; do
@@ -65,20 +49,11 @@ for iv in $cases; do
 done
 
 # The region pair.
-pair() { # INTERVAL: the ns per pair that region_cost measured
-  PMON_SPOOL_INTERVAL=$1 PMON_OUTPUT=$BT/pair.json "$PAIR" 1000000 |
-    sed -n 's/^region begin\/end pair[^:]*: *\([0-9.]*\) ns.*/\1/p'
+pair0() {
+  PMON_SPOOL_INTERVAL=0 PMON_OUTPUT=$BT/pair.json "$PAIR" 1000000 | pair_ns
 }
-off= on=
-i=0
-while [ $i -lt "$RUNS" ]; do
-  off="$off $(pair 0)"
-  on="$on $(pair 0.1)"
-  i=$((i + 1))
-done
-median() { printf '%s\n' $* | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-m0=$(median $off) m1=$(median $on)
-echo "spool_cost: region pair, pm_counters meter, medians of $RUNS runs:"
-echo "  PMON_SPOOL_INTERVAL=0 (baseline): $m0 ns   (runs:$off)"
-echo "  PMON_SPOOL_INTERVAL=0.1:          $m1 ns   (runs:$on)"
-awk -v a="$m0" -v b="$m1" 'BEGIN { printf "  added %+.1f ns a pair, ratio %.3f\n", b - a, b / a }'
+pair1() {
+  PMON_SPOOL_INTERVAL=0.1 PMON_OUTPUT=$BT/pair.json "$PAIR" 1000000 | pair_ns
+}
+compare_pairs spool_cost "$RUNS" "PMON_SPOOL_INTERVAL=0" \
+  "PMON_SPOOL_INTERVAL=0.1"

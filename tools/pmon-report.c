@@ -112,10 +112,12 @@ static void usage(FILE *out) {
   fputs("Usage: " PROG " [OPTION]... FILE...\n"
         "  or:  " PROG " compare [OPTION]... FILE...\n"
         "  or:  " PROG " metrics [OPTION]... REPORT\n"
+        "  or:  " PROG " watch [OPTION]... [SPOOLDIR | REPORT]\n"
         "Print the energy reports FILE... that pmon jobs wrote, as text\n"
         "tables, CSV or JSON, or draw them as a web page or a picture;\n"
         "or compare runs side by side (" PROG " compare --help);\n"
-        "or print a report as Prometheus metrics (" PROG " metrics --help).\n"
+        "or print a report as Prometheus metrics (" PROG " metrics --help);\n"
+        "or watch a running job (" PROG " watch --help).\n"
         "A FILE of - is standard input.\n"
         "\n"
         "  -c, --csv            print CSV tables: nodes, regions, events,\n"
@@ -294,6 +296,8 @@ int main(int argc, char **argv) {
     return report_rebuild(argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "metrics") == 0)
     return report_metrics(argc - 1, argv + 1);
+  if (argc > 1 && strcmp(argv[1], "watch") == 0)
+    return report_watch(argc - 1, argv + 1);
   status = parse_args(argc, argv, &opt);
   if (status >= 0)
     return status;

@@ -383,6 +383,13 @@ int report_rebuild(int argc, char **argv);
  * report could not be read or the output written, 2 on a usage error. */
 int report_metrics(int argc, char **argv);
 
+/* ---- report-watch.c ---------------------------------------------------- */
+
+/* Runs "pmon-report watch": argv[0] is "watch", its options and the spool
+ * directory or report follow.  Returns the exit status: 0 when the job
+ * ended or its spool stopped moving, 2 on a usage error. */
+int report_watch(int argc, char **argv);
+
 /* ---- report-html.c ----------------------------------------------------- */
 
 /* The style sheet of the pages (the job page, the comparison page): CSS
