@@ -199,19 +199,38 @@ static int by_energy(const void *a, const void *b)
   return x > y ? -1 : x < y;
 }
 
+/* R into OTHER's sums. */
+static void add(struct pmon_expo_region *other, const struct pmon_expo_region *r)
+{
+  if (!isnan(r->energy_j))
+    other->energy_j += r->energy_j;
+  if (!isnan(r->seconds))
+    other->seconds += r->seconds;
+}
+
 size_t pmon__expo_bound(struct pmon_expo_region *r, size_t n, size_t max)
 {
   struct pmon_expo_region other = {PMON_EXPO_OTHER, 0, 0};
+  size_t m = 0;
+  int has = 0;
 
-  if (n <= max)
-    return n;
-  qsort(r, n, sizeof *r, by_energy);
-  for (size_t i = max; i < n; i++) {
-    if (!isnan(r[i].energy_j))
-      other.energy_j += r[i].energy_j;
-    if (!isnan(r[i].seconds))
-      other.seconds += r[i].seconds;
+  /* A region that a program named "(other)" goes into that series: two
+   * series of one name and labels would make the file unreadable. */
+  for (size_t i = 0; i < n; i++) {
+    if (strcmp(r[i].name, PMON_EXPO_OTHER) == 0) {
+      add(&other, &r[i]);
+      has = 1;
+    } else
+      r[m++] = r[i];
   }
-  r[max] = other;
-  return max + 1;
+  if (m > max) {
+    qsort(r, m, sizeof *r, by_energy);
+    for (size_t i = max; i < m; i++)
+      add(&other, &r[i]);
+    m = max;
+    has = 1;
+  }
+  if (has)
+    r[m++] = other;
+  return m;
 }

@@ -55,9 +55,10 @@ int pmon__expo_write(FILE *f, const struct pmon_expo_node *nodes, size_t n);
 
 /*
  * Bounds the N regions of R to at most MAX named ones: the largest by
- * energy first (unknown last), the rest summed into R[MAX] named
- * PMON_EXPO_OTHER.  Reorders R; returns how many entries of R are now
- * to be written (N when N <= MAX, else MAX + 1).
+ * energy first (unknown last), the rest summed into one more entry named
+ * PMON_EXPO_OTHER, as is a region of that name.  Reorders R; returns how
+ * many entries of R are now to be written (at most MAX + 1, which R has
+ * room for when N > MAX).
  */
 size_t pmon__expo_bound(struct pmon_expo_region *r, size_t n, size_t max);
 

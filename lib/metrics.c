@@ -151,7 +151,8 @@ static void sweep_one(int dirfd, const char *name, time_t now)
   {
     char *p = strstr(buf, "\npmon_job_running{");
 
-    if (p != NULL && (p = strchr(p, '}')) != NULL && strncmp(p, "} 0\n", 4) == 0)
+    if (p != NULL && (p = strchr(p, '}')) != NULL &&
+        strncmp(p, "} 0\n", 4) == 0)
       unlinkat(dirfd, name, 0);
   }
 }
@@ -246,7 +247,10 @@ static size_t regions(const struct pmon_rtab *tab, struct pmon_expo_region *r)
   for (size_t i = 0; i < tab->n && mt.nnamed < (size_t)mt.regions; i++) {
     char **more, *copy;
 
-    if (named(sorted[i]->name))
+    /* "(other)" is the series of the rest: a region of that name is
+     * counted there, not given a second series of the same labels. */
+    if (named(sorted[i]->name) ||
+        strcmp(sorted[i]->name, PMON_EXPO_OTHER) == 0)
       continue;
     if ((more = realloc(mt.named, (mt.nnamed + 1) * sizeof *more)) == NULL)
       break;

@@ -17,10 +17,11 @@
  * so that the events and the history hold still (the total's poller adds
  * to the history under it).  The same thread writes the Prometheus
  * metrics (lib/metrics.c) from the same record, at their own interval:
- * it runs while either the spool or the metrics are on.  The regions are those the node's ranks last published in
- * their slots of the node-shared segment (lib/region.c): at most one
- * interval old for a rank that makes region calls, and as they are for
- * one that makes none.  The MPI-IO figures come the same way, from each
+ * it runs while either the spool or the metrics are on.  The regions are
+ * those the node's ranks last published in their slots of the
+ * node-shared segment (lib/region.c): at most one interval old for a
+ * rank that makes region calls, and as they are for one that makes
+ * none.  The MPI-IO figures come the same way, from each
  * rank's MPI-IO calls (lib/io.c): the node's, with the energy of its I/O
  * phases, and its files.
  *
@@ -29,8 +30,8 @@
  * last_write(), which does only what is async-signal-safe:
  * it writes a byte to a pipe that wakes the writer thread and waits
  * (poll(), at most 2 s) for the byte the thread writes back once the
- * spool is written (and the metrics, with pmon_job_running 0).  The signal then goes where the program sent it
- * (base/signals.c says how).
+ * spool is written (and the metrics, with pmon_job_running 0).  The
+ * signal then goes where the program sent it (base/signals.c says how).
  */
 #include "config.h"
 

@@ -80,7 +80,8 @@ static void one_node(const struct report *r, size_t i, json_t *node,
 
     met[x->nmeters].name = json_string_value(json_object_get(c, "meter"));
     if (met[x->nmeters].name != NULL)
-      met[x->nmeters++].stale = json_is_number(json_object_get(c, "stale_at_s"));
+      met[x->nmeters++].stale =
+        json_is_number(json_object_get(c, "stale_at_s"));
   }
   x->meters = met;
   /* The node's row of each region (a region entered on more nodes than

@@ -271,7 +271,8 @@ static int find_dir(void)
       const char *slash = rep != NULL ? strrchr(rep, '/') : NULL;
       const char *mine = strrchr(w.report, '/');
       int match = rep != NULL &&
-                  strcmp(slash ? slash + 1 : rep, mine ? mine + 1 : w.report) == 0;
+                  strcmp(slash ? slash + 1 : rep,
+                         mine ? mine + 1 : w.report) == 0;
 
       free_docs(v, n);
       if (!match)
@@ -366,7 +367,8 @@ static int by_region_energy(const void *a, const void *b)
 
 static int by_time(const void *a, const void *b)
 {
-  double x = ((const struct wevent *)a)->t_s, y = ((const struct wevent *)b)->t_s;
+  double x = ((const struct wevent *)a)->t_s;
+  double y = ((const struct wevent *)b)->t_s;
 
   return x < y ? -1 : x > y;
 }
@@ -421,8 +423,10 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
   double elapsed = 0;
 
   for (size_t i = 0; i < n; i++) {
-    json_t *rec = json_object_get(v[i], "node"), *io = json_object_get(rec, "io");
-    json_t *regs = json_object_get(v[i], "regions"), *evs = json_object_get(rec, "events");
+    json_t *rec = json_object_get(v[i], "node");
+    json_t *io = json_object_get(rec, "io");
+    json_t *regs = json_object_get(v[i], "regions");
+    json_t *evs = json_object_get(rec, "events");
     double ws = num(v[i], "written_s");
 
     elapsed = ws > elapsed ? ws : elapsed;
