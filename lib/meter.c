@@ -655,6 +655,16 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
       publish(i, t);
       return 1;
     }
+    /* Init's reading taken after its wait without a new value (a meter
+     * slower than the wait, or its publisher held up on a busy machine):
+     * the value was there at the first reading already, which stamps the
+     * origin, as sure as the wait was long.  Stamped now, the node's
+     * energy would miss what went by during the wait. */
+    if (ms->anchoring == 2 && (m->flags & PMON_DRV_COUNTER) &&
+        t > ms->prev_ns) {
+      ms->err[2] = (double)(t - ms->prev_ns) * 1e-9;
+      t = ms->prev_ns;
+    }
   } else if (ms->frozen) {
     /* Like a wrap that cannot be told: the whole span since the last new
      * value is left out, and counting starts again from this reading. */
