@@ -172,6 +172,9 @@ struct pmon_mstate {
   unsigned long stale;      /* frozen spans */
   uint64_t seen_ns;         /* the previous good reading, new or not */
   int seen_old;             /* and it brought nothing new */
+  int olds;                 /* readings in a row that brought nothing new */
+  int paced;                /* init saw the counter keep its value between
+                               readings: it publishes at its own pace */
   int anchoring;            /* in pmon__meters_sample_all(): 1 at
                                finalize (stamped at the reading, not
                                half-way), 2 at init */

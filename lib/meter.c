@@ -628,6 +628,10 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
       ms->seen_ns > ms->prev_ns) {
     uint64_t seen = t;
 
+    /* Init saw it keep a value over two readings or more, 5 ms apart:
+     * published at its own pace (a counter that moves all the time, of
+     * which two readings a microsecond apart may agree, is not). */
+    ms->paced |= ms->anchoring == 2 && ms->olds >= 2;
     t = ms->seen_ns + (t - ms->seen_ns) / 2;
     ms->err[2] = (double)(t - ms->seen_ns) * 1e-9;
     ms->seen_ns = seen;
@@ -637,6 +641,7 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
     ms->seen_ns = t;
   }
   ms->seen_old = !news;
+  ms->olds = news ? 0 : ms->olds + 1;
   if (!news) {
     if (m->stale_s > 0 && !ms->frozen &&
         t - ms->fresh_ns > (uint64_t)(m->stale_s * 1e9)) {
@@ -807,9 +812,11 @@ void pmon__meters_sample_all(uint64_t now)
      * new value's half-way stamp is as often early as late.  In step,
      * each would be read just after it came and stamped half a period
      * early, every one of them alike: a bias on every span, where the
-     * stamp's error is meant to be random. */
+     * stamp's error is meant to be random.  Only such a meter: one whose
+     * counter moves at every reading (NVML's, RAPL's) is stamped where
+     * read, and keeps the poller's step. */
     ms->due_ns = pmon__now_ns() + period;
-    if (ms->anchoring == 2 && ms->primed && ms->prev_ns + period / 2 > 0) {
+    if (ms->anchoring == 2 && ms->paced && ms->prev_ns + period / 2 > 0) {
       uint64_t phase = ms->prev_ns + period / 2;
 
       while (phase < ms->due_ns)
