@@ -504,7 +504,8 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
   if (shown > NODES_SHOWN)
     fprintf(out, "... and %zu more nodes\n", shown - NODES_SHOWN);
 
-  qsort(reg, nreg, sizeof *reg, by_region_energy);
+  if (nreg > 1) /* qsort() wants an array, even of none */
+    qsort(reg, nreg, sizeof *reg, by_region_energy);
   fprintf(out, "\nregions so far%s\n", nreg ? "" : ": none yet");
   if (nreg)
     fprintf(out, "%-28s %12s %10s %10s\n", "region", "energy", "time", "calls");
@@ -523,7 +524,8 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
   else
     fprintf(out, "\nI/O so far: none recorded\n");
 
-  qsort(ev, nev, sizeof *ev, by_time);
+  if (nev > 1)
+    qsort(ev, nev, sizeof *ev, by_time);
   fprintf(out, "\nevents%s\n", nev ? ":" : ": none");
   for (size_t i = nev > EVENTS_SHOWN ? nev - EVENTS_SHOWN : 0; i < nev; i++)
     fprintf(out, "  %8.3f s  %-12s %-12s %s\n", ev[i].t_s,
