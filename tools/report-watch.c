@@ -110,7 +110,7 @@ static double num(json_t *o, const char *key)
   return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* A spool file as JSON: a regular file of ours to read, no link. */
+/* A file as JSON: a regular file to read, not through a link. */
 static json_t *load(const char *path)
 {
   int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -122,6 +122,14 @@ static json_t *load(const char *path)
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
     doc = json_loadfd(fd, 0, NULL);
   close(fd);
+  return doc;
+}
+
+/* A spool file: JSON with a node record. */
+static json_t *load_spool(const char *path)
+{
+  json_t *doc = load(path);
+
   if (doc != NULL && !json_is_object(json_object_get(doc, "node"))) {
     json_decref(doc);
     doc = NULL;
@@ -149,7 +157,7 @@ static json_t **load_dir(const char *dir, size_t *n)
         e->d_name[0] == '.' ||
         (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >=
           sizeof path ||
-        (doc = load(path)) == NULL)
+        (doc = load_spool(path)) == NULL)
       continue;
     if (*n == cap) {
       json_t **more;
@@ -193,27 +201,22 @@ static int has_spools(const char *dir)
   return any;
 }
 
-/* Whether the job's report is there, written whole (of this job). */
+/* Whether the job's report is there: a report, of this job.  pmon
+ * renames it into place written whole, so that its job's id is enough
+ * here; ended() reads and checks it. */
 static int report_done(void)
 {
   const char *path = w.report_path[0] ? w.report_path : w.report;
-  struct report r;
+  json_t *doc;
   int done;
-  FILE *saved;
 
-  if (path == NULL || access(path, R_OK) != 0)
+  if (path == NULL || (doc = load(path)) == NULL)
     return 0;
-  /* Quietly: a report being renamed into place is no error. */
-  saved = stderr;
-  stderr = fopen("/dev/null", "w");
-  done = stderr != NULL && report_open(path, path, &r) == 0;
-  if (stderr != NULL)
-    fclose(stderr);
-  stderr = saved;
-  if (done) {
-    done = r.job.id != NULL && strcmp(r.job.id, w.id) == 0;
-    report_free(&r);
-  }
+  done = w.id[0] != '\0' &&
+         json_object_get(doc, "format") != NULL &&
+         strcmp(w.id, json_string_value(json_object_get(
+                        json_object_get(doc, "job"), "id")) ?: "") == 0;
+  json_decref(doc);
   return done;
 }
 
