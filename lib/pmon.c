@@ -358,11 +358,14 @@ static int finalize_locked(void)
   if (g->leader) {
     /* Every rank of the node has called pmon_finalize(): its run ends
      * here, and a reading after it lets the report cut its energy here
-     * (lib/report.c). */
-    g->t_end_ns = pmon__now_ns();
+     * (lib/report.c).  The spool's thread reads t_end_ns in its
+     * snapshots: it is stored once that thread has ended. */
+    uint64_t t_end = pmon__now_ns();
+
     pmon__iofreq_finish(); /* every rank of the node has stopped */
     pmon__spool_stop();
     pmon__sampler_stop();
+    g->t_end_ns = t_end;
     pmon__meters_sample_all(g->t_end_ns);
     pmon__meters_finish();
   }
