@@ -13,6 +13,10 @@
  * Under MPI_THREAD_MULTIPLE the slots hold the union of the threads'
  * calls: the wrappers tell pmon__comm_begin() as a call starts, and the
  * time from the first thread's entry to the last one's exit goes in.
+ * While the spool or the metrics are on, the rows lie after the rank's
+ * slot in the node-shared segment (lib/node.c), so that the leader's
+ * writer reads the node's calls and bytes so far (pmon__comm_so_far())
+ * without a word from the ranks: their calls cost nothing more.
  *
  * Energy.  A node's power is shared by its ranks equally: while a rank is
  * inside a call, 1/R of the node's power (R ranks on the node) is the
@@ -33,6 +37,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -55,6 +60,7 @@ static struct pmon__comm_hot *const hot = &pmon__comm_hot;
 static struct {
   int off;             /* PMON_COMM=0 */
   int started;
+  int shared;          /* the rows are in the node-shared segment */
   int clock;           /* of the stamps */
   pthread_mutex_t lock;
   uint64_t ns0, t0;    /* a time in ns and the stamp taken with it */
@@ -79,18 +85,41 @@ int pmon__comm_config(void)
                     v);
 }
 
+#define NROWS ((size_t)PMON_COMM_NCALLS * PMON_COMM_BINS)
+
+size_t pmon__pub_comm_bytes(void)
+{
+  return (NROWS * sizeof(struct pmon__comm_row) + 63) & ~(size_t)63;
+}
+
+/* The communication rows after slot P (lib/node.c lays them out). */
+static struct pmon__comm_row *pub_rows(struct pmon_pub *p)
+{
+  return (struct pmon__comm_row *)(void *)((char *)p + PMON_PUB_BYTES);
+}
+
 int pmon__comm_start(int multiple, int clock)
 {
+  struct pmon_pub *p = pmon__g.pub;
+
   if (atomic_load(&pmon__g.phase) != PMON_PHASE_RUNNING || comm.started ||
       comm.off)
     return PMON_IO_OFF;
   if (clock == PMON_IO_OFF)
     clock = PMON_IO_NS;
-  hot->row = calloc((size_t)PMON_COMM_NCALLS * PMON_COMM_BINS,
-                    sizeof *hot->row);
+  /* While the spool or the metrics are on, the rows go after the rank's
+   * slot, where the leader's writer reads them as they are counted. */
+  comm.shared = p != NULL && (int)getpid() == pmon__g.pub_pid;
+  if (comm.shared) {
+    hot->row = pub_rows(p);
+    memset(hot->row, 0, NROWS * sizeof *hot->row);
+  } else {
+    hot->row = calloc(NROWS, sizeof *hot->row);
+  }
   hot->slot = calloc(PMON_COMM_SLOTS, sizeof *hot->slot);
   if (hot->row == NULL || hot->slot == NULL) {
-    free(hot->row);
+    if (!comm.shared)
+      free(hot->row);
     free(hot->slot);
     hot->row = NULL;
     hot->slot = NULL;
@@ -106,7 +135,49 @@ int pmon__comm_start(int multiple, int clock)
   hot->multiple = multiple;
   comm.started = 1;
   __atomic_store_n(&hot->on, clock, __ATOMIC_RELEASE);
+  if (comm.shared) /* the rows are zero: the leader may read them */
+    atomic_store_explicit(&p->comm_on, 1, memory_order_release);
   return clock;
+}
+
+/*
+ * The leader's writer: the node's calls and bytes so far, summed over
+ * its ranks' rows in the node-shared segment, {"calls", "bytes",
+ * "ranks"} (the ranks that count them); null when none does.  A row is
+ * read as its rank last wrote it: the sums only grow.
+ */
+json_t *pmon__comm_so_far(void)
+{
+  const struct pmon_state *g = &pmon__g;
+  uint64_t calls = 0, bytes = 0;
+  int ranks = 0;
+
+  for (int r = 0; g->pubs != NULL && r < (g->local_size > 1 ? g->local_size
+                                                             : 1);
+       r++) {
+    struct pmon_pub *p = g->pubs[r];
+    const struct pmon__comm_row *row;
+
+    if (p == NULL ||
+        !atomic_load_explicit(&p->comm_on, memory_order_acquire))
+      continue;
+    row = pub_rows(p);
+    for (size_t i = 0; i < NROWS; i++) {
+      uint64_t c = __atomic_load_n(&row[i].calls, __ATOMIC_RELAXED);
+      uint64_t b = __atomic_load_n(&row[i].bytes, __ATOMIC_RELAXED);
+
+      calls += c;
+      bytes = bytes + b >= bytes ? bytes + b : UINT64_MAX;
+    }
+    ranks++;
+  }
+  if (ranks == 0)
+    return json_null();
+  return json_pack("{s:I, s:I, s:i}", "calls",
+                   (json_int_t)(calls > INT64_MAX ? INT64_MAX : calls),
+                   "bytes",
+                   (json_int_t)(bytes > INT64_MAX ? INT64_MAX : bytes),
+                   "ranks", ranks);
 }
 
 /* Merge the slots in pairs: each is twice as wide. */
@@ -165,8 +236,10 @@ void pmon__comm_call(int call, uint64_t bytes, uint64_t t0, uint64_t t1)
     if (t1 < t0)
       t1 = t0;
     r = &hot->row[call * PMON_COMM_BINS + pmon__comm_bin(bytes)];
-    r->calls++;
-    r->bytes = r->bytes + bytes >= r->bytes ? r->bytes + bytes : UINT64_MAX;
+    pmon__comm_add(&r->calls, 1);
+    pmon__comm_add(&r->bytes, r->bytes + bytes >= r->bytes
+                                ? bytes
+                                : UINT64_MAX - r->bytes);
     r->ticks += t1 - t0;
     /* The slots hold the time the rank was inside calls: with several
      * threads, the union of their calls, from the first one's entry to
@@ -539,9 +612,11 @@ void pmon__comm_free(void)
     pthread_mutex_lock(&comm.lock);
     pthread_mutex_unlock(&comm.lock);
   }
-  free(hot->row);
+  if (!comm.shared)
+    free(hot->row);
   free(hot->slot);
   hot->row = NULL;
   hot->slot = NULL;
   comm.started = 0;
+  comm.shared = 0;
 }

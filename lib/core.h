@@ -123,9 +123,17 @@ struct pmon_pub {
   uint64_t t_ns;     /* when it was written */
   int32_t rank;      /* the world rank */
   uint32_t left_out; /* regions that did not fit */
-  uint64_t pad[4];   /* DATA on a cache line of its own */
+  /* Set (release) once the rank counts its communication rows in place
+   * after its slot (pmon__pub_comm_rows(), lib/comm.c). */
+  _Atomic uint32_t comm_on;
+  uint32_t pad32;
+  uint64_t pad[3];   /* DATA on a cache line of its own */
   char data[];
 };
+
+/* The bytes after each rank's slot that hold its communication rows, a
+ * multiple of 64 (lib/comm.c). */
+size_t pmon__pub_comm_bytes(void);
 
 /* The leader's private state for one meter. */
 struct pmon_mstate {
@@ -250,11 +258,13 @@ void pmon__cpufreq_close(void);
 
 /* lib/comm.c: PMON_COMM; the end of counting (first thing in finalize);
  * this rank's record for its leader; the node's from its ranks' (the
- * leader, after its final samples); the job's from the nodes'. */
+ * leader, after its final samples); the node's calls and bytes so far
+ * (the leader's writer, while the job runs); the job's from the nodes'. */
 int pmon__comm_config(void);
 void pmon__comm_stop(void);
 struct json_t *pmon__comm_json(void);
 struct json_t *pmon__comm_node(struct json_t *ranks);
+struct json_t *pmon__comm_so_far(void);
 struct json_t *pmon__comm_job(struct json_t *nodes);
 void pmon__comm_free(void);
 

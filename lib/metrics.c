@@ -325,8 +325,11 @@ int pmon__metrics_write(const json_t *rec, const struct pmon_rtab *tab,
   n.io_read_bytes = num(io, "bytes_read");
   n.io_written_bytes = num(io, "bytes_written");
   n.io_energy_j = num(io, "energy_j");
+  /* The node's bytes so far while it runs, from its ranks' rows. */
   comm = json_object_get(r, "comm");
   n.comm_bytes = num(comm, "bytes");
+  if (isnan(n.comm_bytes))
+    n.comm_bytes = num(json_object_get(r, "comm_so_far"), "bytes");
   cov = json_object_get(r, "coverage");
   if (json_array_size(cov) > 0 &&
       (met = calloc(json_array_size(cov), sizeof *met)) != NULL) {

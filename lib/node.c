@@ -160,7 +160,8 @@ static void error_terms(struct pmon_shared *sh, int i,
  * SZ bytes at BASE; HEAD is the leader's part before its slot. */
 static struct pmon_pub *slot_at(char *base, MPI_Aint sz, size_t head)
 {
-  return base != NULL && sz >= (MPI_Aint)(head + PMON_PUB_BYTES)
+  return base != NULL &&
+             sz >= (MPI_Aint)(head + PMON_PUB_BYTES + pmon__pub_comm_bytes())
            ? (struct pmon_pub *)(base + head)
            : NULL;
 }
@@ -178,9 +179,12 @@ int pmon__node_share(void)
   size = offsetof(struct pmon_shared, tl) +
          (size_t)nmeters * sizeof(struct pmon_tl);
   /* Each rank's slot for the spool and the metrics follows, while
-   * either is on. */
+   * either is on, and after it the rank's communication rows, which the
+   * writer reads in place. */
   head = g->leader ? (size + 63) & ~(size_t)63 : 0;
-  slot = pmon__g.pub_interval_s > 0 ? PMON_PUB_BYTES : 0;
+  slot = pmon__g.pub_interval_s > 0
+           ? PMON_PUB_BYTES + pmon__pub_comm_bytes()
+           : 0;
   if (g->leader && (g->pubs = calloc(g->local_size > 1 ? (size_t)g->local_size
                                                        : 1,
                                      sizeof *g->pubs)) == NULL)

@@ -255,6 +255,16 @@ PMON_EXTERN void pmon__comm_begin(uint64_t t0);
 PMON_EXTERN void pmon__comm_call(int call, uint64_t bytes, uint64_t t0,
                                  uint64_t t1);
 
+/* *P += N, for a row's calls and bytes: only the rank's calls write them
+ * (one at a time: MPI's rules, or comm's lock), and while the spool or
+ * the metrics are on they lie in the node-shared segment, where the
+ * leader's writer reads them at any time (pmon__comm_so_far()).  A
+ * relaxed store is a plain one on the machines pmon runs on. */
+static inline void pmon__comm_add(uint64_t *p, uint64_t n)
+{
+  __atomic_store_n(p, *p + n, __ATOMIC_RELAXED);
+}
+
 /* Add the stamps of a call from T0 to T1 to the slots, without a lock:
  * the wrappers' fast path, when the call starts and ends in one slot. */
 static inline void pmon__comm_fast(int call, uint64_t bytes, uint64_t t0,
@@ -275,8 +285,8 @@ static inline void pmon__comm_fast(int call, uint64_t bytes, uint64_t t0,
     return;
   }
   r = &h->row[call * PMON_COMM_BINS + pmon__comm_bin(bytes)];
-  r->calls++;
-  r->bytes += bytes;
+  pmon__comm_add(&r->calls, 1);
+  pmon__comm_add(&r->bytes, bytes);
   r->ticks += t1 - t0;
   h->slot[s0] += t1 - t0;
 }

@@ -425,10 +425,14 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     json_object_set_new(rec, "cpu_freq_why",
                         why != NULL ? json_string(why) : json_null());
   }
-  if (rec != NULL) /* the spool's snapshot has no communication figures */
+  /* The spool's snapshot has no communication figures but the node's
+   * calls and bytes so far. */
+  if (rec != NULL)
     json_object_set_new(rec, "comm", final && ranks != NULL
                                        ? pmon__comm_node(ranks)
                                        : json_null());
+  if (rec != NULL && !final)
+    json_object_set_new(rec, "comm_so_far", pmon__comm_so_far());
   if (rec != NULL)
     json_object_set_new(rec, "monotonic_ns",
                         json_pack("[I, I]", (json_int_t)g->t_init_ns,

@@ -420,7 +420,8 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
   struct wevent *ev = NULL;
   size_t nreg = 0, nev = 0, shown = 0;
   double io_r = 0, io_w = 0, io_e = 0, total = 0, total_err = 0, power = 0;
-  int has_io = 0, has_e = 0;
+  double comm_c = 0, comm_b = 0;
+  int has_io = 0, has_e = 0, has_comm = 0;
   char a[CELL_MAX], b[CELL_MAX], c[CELL_MAX], line[HIST * 4 + 1];
   json_t *job = json_object_get(v[0], "job");
   double elapsed = 0;
@@ -428,6 +429,7 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
   for (size_t i = 0; i < n; i++) {
     json_t *rec = json_object_get(v[i], "node");
     json_t *io = json_object_get(rec, "io");
+    json_t *comm = json_object_get(rec, "comm_so_far");
     json_t *regs = json_object_get(v[i], "regions");
     json_t *evs = json_object_get(rec, "events");
     double ws = num(v[i], "written_s");
@@ -438,6 +440,11 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
       io_r += isnan(num(io, "bytes_read")) ? 0 : num(io, "bytes_read");
       io_w += isnan(num(io, "bytes_written")) ? 0 : num(io, "bytes_written");
       io_e += isnan(num(io, "energy_j")) ? 0 : num(io, "energy_j");
+    }
+    if (json_is_object(comm)) {
+      has_comm = 1;
+      comm_c += isnan(num(comm, "calls")) ? 0 : num(comm, "calls");
+      comm_b += isnan(num(comm, "bytes")) ? 0 : num(comm, "bytes");
     }
     for (size_t k = 0; k < json_array_size(regs); k++) {
       json_t *r = json_array_get(regs, k);
@@ -526,6 +533,9 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
                      : "MB/J unknown");
   else
     fprintf(out, "\nI/O so far: none recorded\n");
+  if (has_comm) /* the interception library counts them */
+    fprintf(out, "MPI communication so far: %.0f calls, %s\n", comm_c,
+            fmt(a, comm_b, "B"));
 
   if (nev > 1)
     qsort(ev, nev, sizeof *ev, by_time);
