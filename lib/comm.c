@@ -150,11 +150,10 @@ json_t *pmon__comm_so_far(void)
 {
   const struct pmon_state *g = &pmon__g;
   uint64_t calls = 0, bytes = 0;
-  int ranks = 0;
+  int ranks = 0, n = g->pubs == NULL ? 0 : g->local_size > 1 ? g->local_size
+                                                                : 1;
 
-  for (int r = 0; g->pubs != NULL && r < (g->local_size > 1 ? g->local_size
-                                                             : 1);
-       r++) {
+  for (int r = 0; r < n; r++) {
     struct pmon_pub *p = g->pubs[r];
     const struct pmon__comm_row *row;
 

@@ -124,7 +124,7 @@ struct pmon_pub {
   int32_t rank;      /* the world rank */
   uint32_t left_out; /* regions that did not fit */
   /* Set (release) once the rank counts its communication rows in place
-   * after its slot (pmon__pub_comm_rows(), lib/comm.c). */
+   * after its slot (lib/comm.c), zeroed. */
   _Atomic uint32_t comm_on;
   uint32_t pad32;
   uint64_t pad[3];   /* DATA on a cache line of its own */
