@@ -23,6 +23,28 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# own_pids TEXT [PROG]: the processes whose environment holds the entry
+# TEXT (one naming this test's $TMP, as PMON_OUTPUT=$d/r.json: a job's
+# launcher and ranks), and with PROG only those whose program's name ends
+# with PROG (the ranks, not their launcher).  A pattern on command lines
+# (pkill -f) would also reach the same program of another copy of the
+# suite running at the same time: another build tree's, or CI's.
+own_pids() {
+  for op in $(grep -lszxF -- "$1" /proc/[0-9]*/environ); do
+    op=${op#/proc/}
+    op=${op%/environ}
+    if [ -n "$2" ]; then
+      a0=$(tr '\0' '\n' < "/proc/$op/cmdline" 2>/dev/null | head -n 1)
+      case "${a0##*/}" in *"$2") ;; *) continue ;; esac
+    fi
+    echo "$op"
+  done
+}
+# kill_own SIGNAL TEXT [PROG]: SIGNAL to each of own_pids TEXT [PROG].
+kill_own() {
+  for ko in $(own_pids "$2" "$3"); do kill -"$1" "$ko" 2>/dev/null; done
+}
+
 skip() { echo "SKIP: $*"; exit 77; }
 # need_driver NAME: skip unless configure built the optional driver NAME.
 need_driver() {
