@@ -19,9 +19,11 @@
  *   succeed  MPI_File_read_at past the end of the file (count 0)
  *   either   MPI_File_read_at at offset -1
  *   fail     MPI_File_read_at of count -1
- *   succeed  MPI_File_set_size to 65536, then MPI_File_get_size
+ *   succeed  MPI_File_set_size to 65536, then MPI_Barrier and
+ *            MPI_File_get_size
  *   either   MPI_File_set_size to -1
- *   succeed  MPI_File_preallocate of 131072, then MPI_File_get_size
+ *   succeed  MPI_File_preallocate of 131072, then MPI_Barrier and
+ *            MPI_File_get_size
  *   succeed  MPI_File_close
  *   succeed  MPI_File_open of "e.data", MPI_MODE_RDONLY
  *   fail     MPI_File_write to that read-only file
@@ -36,7 +38,10 @@
  * to 4242 elements before the call, so that a failing call shows whether
  * anything wrote into it.  Also the sizes MPI_File_get_size gives, whether
  * MPI_Wait set the request to MPI_REQUEST_NULL and whether the data read
- * back is right.  Rank 0 prints the lines of all ranks, in rank order
+ * back is right.  The barriers make those sizes final: set_size and
+ * preallocate are collective but need not synchronise the ranks' views of
+ * the file: under load, with Open MPI 4.1, rank 1 once read 196608 after
+ * preallocate while rank 0 read 131072.  Rank 0 prints the lines of all ranks, in rank order
  * (gathered, so that the order does not depend on the launcher), then
  *
  *   failing calls: N
@@ -217,6 +222,7 @@ int main(int argc, char **argv)
 
   rc = MPI_File_set_size(fh, 65536);
   report("set_size 65536", rc, SUCCEED, NULL, MPI_INT);
+  MPI_Barrier(MPI_COMM_WORLD);
   size = -1;
   rc = MPI_File_get_size(fh, &size);
   report("get_size", rc, SUCCEED, NULL, MPI_INT);
@@ -227,6 +233,7 @@ int main(int argc, char **argv)
 
   rc = MPI_File_preallocate(fh, 131072);
   report("preallocate 131072", rc, SUCCEED, NULL, MPI_INT);
+  MPI_Barrier(MPI_COMM_WORLD);
   size = -1;
   rc = MPI_File_get_size(fh, &size);
   report("get_size", rc, SUCCEED, NULL, MPI_INT);
