@@ -19,11 +19,11 @@
  *   succeed  MPI_File_read_at past the end of the file (count 0)
  *   either   MPI_File_read_at at offset -1
  *   fail     MPI_File_read_at of count -1
- *   succeed  MPI_File_set_size to 65536, then MPI_Barrier and
- *            MPI_File_get_size
+ *   succeed  MPI_File_set_size to 65536, then MPI_File_get_size
+ *            between two barriers
  *   either   MPI_File_set_size to -1
- *   succeed  MPI_File_preallocate of 131072, then MPI_Barrier and
- *            MPI_File_get_size
+ *   succeed  MPI_File_preallocate of 131072, then MPI_File_get_size
+ *            between two barriers
  *   succeed  MPI_File_close
  *   succeed  MPI_File_open of "e.data", MPI_MODE_RDONLY
  *   fail     MPI_File_write to that read-only file
@@ -38,11 +38,15 @@
  * to 4242 elements before the call, so that a failing call shows whether
  * anything wrote into it.  Also the sizes MPI_File_get_size gives, whether
  * MPI_Wait set the request to MPI_REQUEST_NULL and whether the data read
- * back is right.  The barriers make those sizes final: set_size and
- * preallocate are collective but need not synchronise the ranks' views of
- * the file: under load, with Open MPI 4.1, rank 1 once read 196608 after
- * preallocate while rank 0 read 131072.  Rank 0 prints the lines of all ranks, in rank order
- * (gathered, so that the order does not depend on the launcher), then
+ * back is right.  The barriers make those sizes the same on every rank:
+ * set_size and preallocate are collective but need not synchronise, so a
+ * rank can read the size before the call's work is done, or after the
+ * next call's has begun.  Under load, with Open MPI 4.1.4, rank 1 read
+ * 196608 after preallocate where rank 0 read 131072 (the barrier before
+ * get_size), and 131072 after set_size 65536 (the barrier after it: rank
+ * 0 had gone on to preallocate).  Rank 0 prints the lines of all ranks,
+ * in rank order (gathered, so that the order does not depend on the
+ * launcher), then
  *
  *   failing calls: N
  *
@@ -227,6 +231,7 @@ int main(int argc, char **argv)
   rc = MPI_File_get_size(fh, &size);
   report("get_size", rc, SUCCEED, NULL, MPI_INT);
   say("rank %d: size %lld\n", rank, (long long)size);
+  MPI_Barrier(MPI_COMM_WORLD);
 
   rc = MPI_File_set_size(fh, -1);
   report("set_size -1", rc, EITHER, NULL, MPI_INT);
@@ -238,6 +243,7 @@ int main(int argc, char **argv)
   rc = MPI_File_get_size(fh, &size);
   report("get_size", rc, SUCCEED, NULL, MPI_INT);
   say("rank %d: size %lld\n", rank, (long long)size);
+  MPI_Barrier(MPI_COMM_WORLD);
 
   rc = MPI_File_close(&fh);
   report("close", rc, SUCCEED, NULL, MPI_INT);
