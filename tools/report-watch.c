@@ -11,8 +11,13 @@
  * last events; the job's elapsed time and when the next refresh comes.
  *
  * On a terminal it redraws the screen with two ANSI sequences (home,
- * clear): no curses library, which a minimal node may lack.  Elsewhere it
- * prints each refresh as plain lines, a blank line between them.
+ * clear): no curses library, which a minimal node may lack.  The screen
+ * fits the terminal's size, asked at each refresh (TIOCGWINSZ) and
+ * watched between them: lines are cut at its width, the sparkline gets
+ * the columns left, and a screen taller than the terminal loses the lines
+ * before its last, which a count replaces, so that neither wraps nor
+ * scrolls.  Elsewhere it prints each refresh whole as plain lines, a
+ * blank line between them.
  *
  * When the job ends (its spool is gone: removed once the report is
  * written) it prints the report's summary, nodes and regions, and exits
@@ -32,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +52,7 @@
 #define REGIONS_SHOWN 10
 #define EVENTS_SHOWN 5
 #define STALL_INTERVALS 3 /* the spool not moving this long: stopped */
+#define SPARK_COL 70      /* where a node's line has its sparkline */
 
 static const char *const usage =
   "usage: " PROG " watch [--job ID] [--interval S] [SPOOLDIR | REPORT]\n"
@@ -93,6 +100,7 @@ static struct {
   double interval_s, last_move, start_wall;
   double written_max; /* the largest written_s seen */
   int tty, utf8;
+  int rows, cols; /* the terminal's size; 0 when unknown or not one */
 } w;
 
 static double now_s(void)
@@ -101,6 +109,22 @@ static double now_s(void)
 
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The terminal's size into w.rows and w.cols (0 when standard output is
+ * not a terminal or it does not say).  Whether it changed. */
+static int term_size(void)
+{
+  struct winsize ws;
+  int rows = 0, cols = 0;
+
+  if (w.tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
+    rows = ws.ws_row, cols = ws.ws_col;
+  if (rows == w.rows && cols == w.cols)
+    return 0;
+  w.rows = rows;
+  w.cols = cols;
+  return 1;
 }
 
 static double num(json_t *o, const char *key)
@@ -500,12 +524,18 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
   for (size_t i = 0; i < w.nnodes; i++) {
     struct wnode *x = &w.nodes[i];
     char e[2 * CELL_MAX + 8];
+    size_t k;
 
     if (!x->seen || shown++ >= NODES_SHOWN)
       continue;
     snprintf(e, sizeof e, "%s %s %s", fmt(a, x->energy_j, "J"), report_pm(),
              isnan(x->err_j) ? "?" : fmt(b, x->err_j, "J"));
-    spark(x->hist, x->nhist, line, sizeof line);
+    /* The last points that the terminal's width leaves room for. */
+    k = x->nhist;
+    if (w.cols > 0)
+      k = w.cols > SPARK_COL ? (size_t)(w.cols - SPARK_COL) : 0;
+    k = k < x->nhist ? k : x->nhist;
+    spark(x->hist + x->nhist - k, k, line, sizeof line);
     fprintf(out, "%-16.16s %10s %10s %22s %5.1f%%  %s\n", x->name,
             fmt(a, x->power_now, "W"),
             fmt(b, x->wall_s > 0 ? x->energy_j / x->wall_s : NAN, "W"), e,
@@ -544,9 +574,53 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
     fprintf(out, "  %8.3f s  %-12s %-12s %s\n", ev[i].t_s,
             ev[i].node ? ev[i].node : "?", ev[i].type ? ev[i].type : "?",
             ev[i].detail ? ev[i].detail : "");
-  fprintf(out, "\nspool %s; next refresh in %.1f s\n", w.dir, next_s);
+  /* The refresh first: a narrow terminal cuts the (long) path. */
+  fprintf(out, "\nnext refresh in %.1f s; spool %s\n", next_s, w.dir);
   free(reg);
   free(ev);
+}
+
+/* Line P (N bytes, no newline) to OUT with a newline, cut at COLS
+ * characters when COLS is not 0 (UTF-8: a lead byte and its continuation
+ * bytes; what watch prints takes one column a character). */
+static void put_line(FILE *out, const char *p, size_t n, int cols)
+{
+  size_t cut = n, chars = 0;
+
+  if (cols > 0)
+    for (cut = 0; cut < n; cut++)
+      if (((unsigned char)p[cut] & 0xC0) != 0x80 && chars++ == (size_t)cols)
+        break;
+  fwrite(p, 1, cut, out);
+  fputc('\n', out);
+}
+
+/* The screen S (LEN bytes, lines ending in newlines) to OUT, fitted to
+ * ROWS by COLS when they are not 0: each line cut at COLS characters,
+ * and, when there are more lines than ROWS - 1 (the last row stays free,
+ * or the final newline would scroll), the first ROWS - 3, a line that
+ * counts the others, and the last (the next refresh and the spool). */
+static void fit(FILE *out, const char *s, size_t len, int rows, int cols)
+{
+  size_t nlines = 0, i = 0, keep;
+  const char *p, *end = s + len;
+  char more[64];
+
+  for (p = s; p < end; p++)
+    nlines += *p == '\n';
+  keep = rows >= 5 && nlines > (size_t)rows - 1 ? (size_t)rows - 3 : nlines;
+  for (p = s; p < end; i++) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+    if (i == keep && keep < nlines) {
+      snprintf(more, sizeof more, "... %zu more lines", nlines - keep - 1);
+      put_line(out, more, strlen(more), cols);
+    }
+    if (i < keep || i + 1 == nlines)
+      put_line(out, p, n, cols);
+    p += n + (nl != NULL);
+  }
 }
 
 /* The job has ended (its spool is gone): the report's summary, nodes and
@@ -667,15 +741,16 @@ int report_watch(int argc, char **argv)
       w.last_move = now_s();
     }
     next = w.interval_s;
+    term_size();
     if ((out = open_memstream(&screen, &len)) == NULL)
       return complain(1, "out of memory");
-    if (w.tty)
-      fputs("\033[H\033[2J", out);
-    else if (!first)
-      fputc('\n', out);
     draw(out, v, n, next);
     fclose(out);
-    fwrite(screen, 1, len, stdout);
+    if (w.tty)
+      fputs("\033[H\033[2J", stdout);
+    else if (!first)
+      putchar('\n');
+    fit(stdout, screen, len, w.rows, w.cols);
     fflush(stdout);
     free(screen);
     free_docs(v, n);
@@ -686,12 +761,13 @@ int report_watch(int argc, char **argv)
              now_s() - w.last_move, w.dir);
       return 0;
     }
-    /* Sleep to the next refresh, but look for the end every 0.2 s. */
+    /* Sleep to the next refresh, but look for the end, and for a new
+     * size of the terminal (redrawn at once), every 0.2 s. */
     for (double t0 = now_s(); now_s() - t0 < next;) {
       struct timespec nap = {0, 200000000};
 
       nanosleep(&nap, NULL);
-      if (stat(w.dir, &st) != 0 || !has_spools(w.dir))
+      if (stat(w.dir, &st) != 0 || !has_spools(w.dir) || term_size())
         break;
     }
   }
