@@ -614,7 +614,8 @@ static void fit(FILE *out, const char *s, size_t len, int rows, int cols)
     size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
     if (i == keep && keep < nlines) {
-      snprintf(more, sizeof more, "... %zu more lines", nlines - keep - 1);
+      snprintf(more, sizeof more, "... %zu more line%s", nlines - keep - 1,
+               nlines - keep - 1 == 1 ? "" : "s");
       put_line(out, more, strlen(more), cols);
     }
     if (i < keep || i + 1 == nlines)
@@ -701,8 +702,8 @@ int report_watch(int argc, char **argv)
     json_t **v;
     size_t n;
     double moved = -1, next;
-    char *screen = NULL;
-    size_t len = 0;
+    char *screen = NULL, *fitted = NULL;
+    size_t len = 0, flen = 0;
     FILE *out;
 
     if (w.dir[0] == '\0') {
@@ -746,13 +747,22 @@ int report_watch(int argc, char **argv)
       return complain(1, "out of memory");
     draw(out, v, n, next);
     fclose(out);
+    /* The screen fitted, written at once (a terminal shows no half). */
+    if ((out = open_memstream(&fitted, &flen)) == NULL) {
+      free(screen);
+      free_docs(v, n);
+      return complain(1, "out of memory");
+    }
     if (w.tty)
-      fputs("\033[H\033[2J", stdout);
+      fputs("\033[H\033[2J", out);
     else if (!first)
-      putchar('\n');
-    fit(stdout, screen, len, w.rows, w.cols);
+      fputc('\n', out);
+    fit(out, screen, len, w.rows, w.cols);
+    fclose(out);
+    fwrite(fitted, 1, flen, stdout);
     fflush(stdout);
     free(screen);
+    free(fitted);
     free_docs(v, n);
     first = 0;
     if (now_s() - w.last_move > STALL_INTERVALS * w.interval_s + 2) {
