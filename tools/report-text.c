@@ -306,6 +306,14 @@ size_t report_text_width(const char *s) {
   return n;
 }
 
+size_t report_text_cut(const char *s, size_t n, size_t cols) {
+  size_t cut, chars = 0;
+  for (cut = 0; cut < n; cut++)
+    if (((unsigned char)s[cut] & 0xC0) != 0x80 && chars++ == cols)
+      break;
+  return cut;
+}
+
 /*
  * Prints nrows rows of size sz at rows, a heading row first, with the
  * columns that have a heading in this format.  As text (csv_title NULL):

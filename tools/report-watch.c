@@ -581,17 +581,11 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
 }
 
 /* Line P (N bytes, no newline) to OUT with a newline, cut at COLS
- * characters when COLS is not 0 (UTF-8: a lead byte and its continuation
- * bytes; what watch prints takes one column a character). */
+ * characters when COLS is not 0 (what watch prints takes one column a
+ * character). */
 static void put_line(FILE *out, const char *p, size_t n, int cols)
 {
-  size_t cut = n, chars = 0;
-
-  if (cols > 0)
-    for (cut = 0; cut < n; cut++)
-      if (((unsigned char)p[cut] & 0xC0) != 0x80 && chars++ == (size_t)cols)
-        break;
-  fwrite(p, 1, cut, out);
+  fwrite(p, 1, cols > 0 ? report_text_cut(p, n, (size_t)cols) : n, out);
   fputc('\n', out);
 }
 

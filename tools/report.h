@@ -318,6 +318,10 @@ const char *report_si(char buf[CELL_MAX], double v, const char *unit);
  * (report-text.c). */
 size_t report_text_width(const char *s);
 
+/* The bytes of the first COLS characters of the N bytes of UTF-8 at S
+ * (all N when they are fewer), for cutting a line at a width. */
+size_t report_text_cut(const char *s, size_t n, size_t cols);
+
 /* The sign of an error bar: "\u00b1" when the locale's codeset is UTF-8,
  * else "+-". */
 const char *report_pm(void);
