@@ -8,11 +8,12 @@
 #
 #   Epilog=/etc/slurm/slurm-epilog-iofreq.sh
 #
-# pmon-iofreq(8) takes the job out of the node's record, where the
-# library wrote it (PMON_IO_FREQ_STATE, default /var/tmp: set it the same
-# for the jobs and for slurmd), forgets the jobs that are gone, and puts
-# back what no running job holds, only ever raising a limit within the
-# CPU's range.  Another job's cap stays.
+# pmon-iofreq(8) epilog puts each CPU that no running job caps back up
+# to the limit root's prolog saved (examples/slurm-prolog-iofreq.sh),
+# never higher and never to a value from the jobs' record, which it only
+# reads (PMON_IO_FREQ_STATE, default /var/tmp: set it the same for the
+# jobs and for slurmd) and removes when no job of it runs.  Another job's
+# cap stays.
 #
 # Settings, from the environment of slurmd or edited here:
 #   PMON_IO_FREQ_STATE  the directory of the record (default /var/tmp)

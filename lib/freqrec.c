@@ -1,18 +1,25 @@
 /*
- * freqrec.c - the node's record of PMON_IO_FREQ, shared by every job on
- * the node and by its epilog (freqrec.h).
+ * freqrec.c - the node's records of PMON_IO_FREQ, shared by the jobs of
+ * one user on the node and read by its prolog and epilog (freqrec.h,
+ * docs/security.md).
  *
- * Two files in the rule's directory (pmon__freqrec_dir()):
+ * Three files in the rule's directory (pmon__freqrec_dir()), a directory
+ * that other users may write (/var/tmp by default):
  *
  *   pmon-iofreq-NODE.lock    empty; flock(LOCK_EX) on it orders every
  *                            change.  Removed, under the lock, with the
  *                            record; whoever locks checks that the file
  *                            it holds is still the one at the name.
- *   pmon-iofreq-NODE.record  lines of text, written whole and renamed:
+ *   pmon-iofreq-NODE.record  the jobs', lines of text, written whole and
+ *                            renamed:
  *       pmon-iofreq-record 1
  *       boot BOOT_ID                     /proc/sys/kernel/random/boot_id
  *       cpu N KHZ                        CPU N's limit before any job
  *       job ID PID START CAP ACTIVE CPUS one per job (CPUS: "0-3,8")
+ *   pmon-iofreq-NODE.limits  root's (pmon-iofreq save, in the node's
+ *                            prolog): "pmon-iofreq-limits 1", the boot,
+ *                            and a "cpu N KHZ" line per CPU: the limits
+ *                            the epilog puts back.
  *
  * Each job's node leader adds its job at init and removes it at
  * finalize; the rank that takes the node's count of ranks in a phase from
@@ -21,12 +28,15 @@
  * its limit from before.  So a job never takes another's cap for a CPU's
  * own limit, and the last to leave puts back the limit from before the
  * first.  A job whose leader is gone (SIGKILL, a crash) is forgotten at
- * the next change, by any job or by the epilog (pmon-iofreq(8)).
+ * the next change, or by the epilog (pmon-iofreq(8)).
  *
- * Both files are created with O_NOFOLLOW (the record with O_EXCL beside
- * its name), mode 0600, and used only when they are this user's; root
- * (the epilog) may use anyone's, and then writes only values that raise
- * a CPU's limit within its cpuinfo range.
+ * What is believed: a job uses the lock and the record only when they
+ * are its own user's (root's jobs too: root's own); root's epilog writes
+ * only the limits of root's own file, never a value from a user's
+ * record, and from a record believes only the jobs whose leader runs, as
+ * the record's owner.  Every open in the directory is O_NOFOLLOW and
+ * O_NONBLOCK, then a regular file is required: a link, a FIFO or a device
+ * is refused in one line, and nothing waits on it.
  */
 #include "config.h"
 
@@ -47,6 +57,7 @@
 #include "job.h"
 
 #define REC_MAGIC "pmon-iofreq-record 1"
+#define LIM_MAGIC "pmon-iofreq-limits 1"
 #define REC_MAX (1 << 20)  /* bytes a record may hold */
 #define LOCK_WAIT_MS 2000
 
@@ -166,24 +177,65 @@ static int cpus_parse(const char *s, unsigned long *m)
   return 0;
 }
 
-/* Open a file of the record's for reading or locking: not a link, a
- * regular file, this user's (any user's for root).  -1 with errno. */
-static int open_own(const char *path, int flags, mode_t mode, uid_t *owner)
+/* Opens PATH, in a directory others may write, so that nothing planted
+ * there is followed (O_NOFOLLOW), blocks (O_NONBLOCK: a FIFO) or is taken
+ * for what it is not: a regular file, and with MINE this user's.  Its
+ * status in *ST.  -1 with errno: ELOOP a link, EMEDIUMTYPE not a regular
+ * file, EPERM another user's (the owner in ST). */
+static int open_safe(const char *path, int flags, mode_t mode, int mine,
+                     struct stat *st)
 {
-  struct stat st;
-  int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+  int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+                mode);
 
   if (fd < 0)
     return -1;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-      (st.st_uid != geteuid() && geteuid() != 0)) {
+  if (fstat(fd, st) != 0) {
+    int e = errno;
+
     close(fd);
-    errno = EPERM;
+    errno = e;
     return -1;
   }
-  if (owner != NULL)
-    *owner = st.st_uid;
+  if (!S_ISREG(st->st_mode) || (mine && st->st_uid != geteuid())) {
+    close(fd);
+    errno = !S_ISREG(st->st_mode) ? EMEDIUMTYPE : EPERM;
+    return -1;
+  }
   return fd;
+}
+
+/* Why open_safe() refused PATH (errno E, status ST), for a message. */
+static const char *refused(int e, const struct stat *st, char *buf,
+                           size_t size)
+{
+  if (e == ELOOP)
+    return "a symbolic link: refused";
+  if (e == EMEDIUMTYPE)
+    return S_ISFIFO(st->st_mode)   ? "a FIFO, not a file: refused"
+           : S_ISDIR(st->st_mode)  ? "a directory, not a file: refused"
+                                   : "a device or socket, not a file: refused";
+  if (e == EPERM) {
+    snprintf(buf, size, "uid %u's, not this user's: not believed",
+             (unsigned)st->st_uid);
+    return buf;
+  }
+  return strerror(e);
+}
+
+/* Reads at most REC_MAX bytes of FD, NUL-terminated; NULL when out of
+ * memory. */
+static char *read_text(int fd)
+{
+  char *text = malloc(REC_MAX + 1);
+  ssize_t len = 0, got;
+
+  if (text == NULL)
+    return NULL;
+  while (len < REC_MAX && (got = read(fd, text + len, REC_MAX - len)) > 0)
+    len += got;
+  text[len] = '\0';
+  return text;
 }
 
 static int parse(struct pmon_freqrec *r, char *text)
@@ -235,30 +287,44 @@ static int parse(struct pmon_freqrec *r, char *text)
   return n > 0 ? 0 : -1;
 }
 
-int pmon__freqrec_lock(struct pmon_freqrec *r, const char *node, int create)
+/* Reads the job's leader's user (the real uid of /proc/PID/status); -1
+ * when it cannot be read. */
+static long uid_of(long pid)
+{
+  char path[PATH_MAX], buf[2048], *p;
+  ssize_t n;
+  int fd;
+
+  snprintf(path, sizeof path, "%s/%ld/status", pmon__proc_root(), pid);
+  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    return -1;
+  n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return -1;
+  buf[n] = '\0';
+  if ((p = strstr(buf, "\nUid:")) == NULL)
+    return -1;
+  return strtol(p + 5, NULL, 10);
+}
+
+static int lock_file(struct pmon_freqrec *r, int create, int mine)
 {
   struct stat held, named;
-  char *text = NULL;
-  ssize_t len = 0, got;
+  char why[64];
   int fd, rc;
 
-  memset(r, 0, sizeof *r);
-  r->lock_fd = -1;
-  pmon__freqrec_dir(r->dir, sizeof r->dir);
-  if ((size_t)snprintf(r->lock, sizeof r->lock, "%s/pmon-iofreq-%s.lock",
-                       r->dir, node) >= sizeof r->lock ||
-      (size_t)snprintf(r->path, sizeof r->path, "%s/pmon-iofreq-%s.record",
-                       r->dir, node) >= sizeof r->path)
-    return pmon__fail(PMON_EINVAL, "%s: %s: the name is too long",
-                      PMON_ENV_IO_FREQ_STATE, r->dir);
   for (int tries = 0;; tries++) {
-    fd = open_own(r->lock, O_RDWR | (create ? O_CREAT : 0), 0600, &r->owner);
+    /* A lock of another user's is taken read-only: flock() needs no
+     * more, and nothing is written to it. */
+    fd = open_safe(r->lock,
+                   mine ? O_RDWR | (create ? O_CREAT : 0) : O_RDONLY, 0600,
+                   mine, &held);
     if (fd < 0) {
       if (errno == ENOENT && !create)
         return 1;
-      return pmon__fail(PMON_EIO, "%s: %s", r->lock,
-                        errno == EPERM ? "not a file of this user's"
-                                       : strerror(errno));
+      return pmon__fail(PMON_EIO, "%s: %s",
+                        r->lock, refused(errno, &held, why, sizeof why));
     }
     while ((rc = flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EWOULDBLOCK &&
            tries < LOCK_WAIT_MS) {
@@ -274,7 +340,7 @@ int pmon__freqrec_lock(struct pmon_freqrec *r, const char *node, int create)
     }
     /* The file held must still be the one at the name: another may have
      * removed it, with the record, while this one waited. */
-    if (fstat(fd, &held) == 0 && stat(r->lock, &named) == 0 &&
+    if (fstat(fd, &held) == 0 && lstat(r->lock, &named) == 0 &&
         held.st_ino == named.st_ino && held.st_dev == named.st_dev)
       break;
     close(fd);
@@ -283,37 +349,93 @@ int pmon__freqrec_lock(struct pmon_freqrec *r, const char *node, int create)
                         r->lock, LOCK_WAIT_MS);
   }
   r->lock_fd = fd;
-  fd = open_own(r->path, O_RDONLY, 0, NULL);
+  return 0;
+}
+
+/* Reads the record, with MINE only this user's; 0, or a code said with
+ * pmon__fail() (the lock is then let go). */
+static int read_record(struct pmon_freqrec *r, int mine)
+{
+  struct stat st;
+  char *text, why[64];
+  int fd, rc;
+
+  fd = open_safe(r->path, O_RDONLY, 0, mine, &st);
   if (fd < 0) {
     if (errno == ENOENT)
       return 0;
-    rc = pmon__fail(PMON_EIO, "%s: %s", r->path,
-                    errno == EPERM ? "not a file of this user's"
-                                   : strerror(errno));
+    rc = pmon__fail(PMON_EIO, "%s: %s",
+                    r->path, refused(errno, &st, why, sizeof why));
     pmon__freqrec_unlock(r, 0);
     return rc;
   }
-  if ((text = malloc(REC_MAX + 1)) == NULL) {
-    close(fd);
+  r->owner = st.st_uid;
+  text = read_text(fd);
+  close(fd);
+  if (text == NULL) {
     pmon__freqrec_unlock(r, 0);
     return pmon__fail(PMON_ENOMEM, "%s: out of memory", r->path);
   }
-  while (len < REC_MAX && (got = read(fd, text + len, REC_MAX - len)) > 0)
-    len += got;
-  close(fd);
-  text[len] = '\0';
   if (parse(r, text) != 0) {
     /* A record that cannot be read holds nothing: the limits now are the
      * limits from before. */
     memset(r->orig, 0, sizeof r->orig);
     r->njobs = 0;
-    free(text);
-    pmon__say("%s: %s: not a record of pmon's: started afresh",
-              PMON_ENV_IO_FREQ_STATE, r->path);
-    return 0;
+    if (mine)
+      pmon__say("%s: %s: not a record of pmon's: started afresh",
+                PMON_ENV_IO_FREQ_STATE, r->path);
   }
   free(text);
+  for (int i = 0; i < r->njobs; i++) {
+    struct pmon_freqrec_job *j = &r->job[i];
+
+    j->alive = j->pid > 0 && j->start != 0 &&
+               pmon__freqrec_start_of(j->pid) == j->start;
+    j->believed = j->alive && uid_of(j->pid) == (long)r->owner;
+  }
   return 0;
+}
+
+static int names(struct pmon_freqrec *r, const char *node)
+{
+  memset(r, 0, sizeof *r);
+  r->lock_fd = -1;
+  r->owner = geteuid();
+  pmon__freqrec_dir(r->dir, sizeof r->dir);
+  if ((size_t)snprintf(r->lock, sizeof r->lock, "%s/pmon-iofreq-%s.lock",
+                       r->dir, node) >= sizeof r->lock ||
+      (size_t)snprintf(r->path, sizeof r->path, "%s/pmon-iofreq-%s.record",
+                       r->dir, node) >= sizeof r->path ||
+      (size_t)snprintf(r->limits, sizeof r->limits,
+                       "%s/pmon-iofreq-%s.limits", r->dir,
+                       node) >= sizeof r->limits)
+    return pmon__fail(PMON_EINVAL, "%s: %s: the name is too long",
+                      PMON_ENV_IO_FREQ_STATE, r->dir);
+  return 0;
+}
+
+int pmon__freqrec_lock(struct pmon_freqrec *r, const char *node, int create)
+{
+  int rc;
+
+  if ((rc = names(r, node)) != 0 || (rc = lock_file(r, create, 1)) != 0)
+    return rc;
+  return read_record(r, 1);
+}
+
+int pmon__freqrec_peek(struct pmon_freqrec *r, const char *node)
+{
+  int rc;
+
+  if ((rc = names(r, node)) != 0)
+    return rc;
+  rc = lock_file(r, 0, 0);
+  if (rc < 0)
+    pmon__say("%s", pmon_errmsg() + strlen("pmon: "));
+  if (rc == 1 || rc < 0)
+    r->lock_fd = -1; /* read as it is: it is replaced whole */
+  r->no_lock = rc == 1;
+  return read_record(r, 0);
 }
 
 int pmon__freqrec_prune(struct pmon_freqrec *r)
@@ -369,8 +491,7 @@ void pmon__freqrec_remove(struct pmon_freqrec *r, struct pmon_freqrec_job *j)
   r->njobs--;
 }
 
-/* A number read from a cpufreq file of CPU, 0 when it cannot be. */
-static unsigned read_khz(int cpu, const char *file)
+unsigned pmon__freqrec_khz(int cpu, const char *file)
 {
   char path[PATH_MAX], buf[32];
   ssize_t n;
@@ -386,15 +507,33 @@ static unsigned read_khz(int cpu, const char *file)
   return (unsigned)strtoul(buf, NULL, 10);
 }
 
-int pmon__freqrec_settle(struct pmon_freqrec *r, int only_raise)
+int pmon__freqrec_set_khz(int cpu, unsigned khz)
+{
+  char path[PATH_MAX], v[16];
+  int fd, len, rc = 0;
+
+  snprintf(path, sizeof path,
+           "%s/devices/system/cpu/cpu%d/cpufreq/scaling_max_freq",
+           pmon__sysfs_root(), cpu);
+  len = snprintf(v, sizeof v, "%u\n", khz);
+  fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0 || pwrite(fd, v, (size_t)len, 0) != len)
+    rc = -1;
+  else if (ftruncate(fd, len) != 0) {
+    /* sysfs has no length to set; a fixture's file has */
+  }
+  if (fd >= 0)
+    close(fd);
+  return rc;
+}
+
+int pmon__freqrec_settle(struct pmon_freqrec *r)
 {
   int failed = 0;
 
   for (int c = 0; c < PMON_CPUS_MAX; c++) {
-    unsigned want = 0, now;
+    unsigned want = 0;
     int held = 0;
-    char path[PATH_MAX], v[16];
-    int fd, len;
 
     if (r->orig[c] == 0)
       continue;
@@ -409,24 +548,10 @@ int pmon__freqrec_settle(struct pmon_freqrec *r, int only_raise)
     }
     if (want == 0)
       want = r->orig[c];
-    now = read_khz(c, "scaling_max_freq");
-    if (now != want &&
-        !(only_raise &&
-          (want < now || want < read_khz(c, "cpuinfo_min_freq") ||
-           want > read_khz(c, "cpuinfo_max_freq")))) {
-      snprintf(path, sizeof path,
-               "%s/devices/system/cpu/cpu%d/cpufreq/scaling_max_freq",
-               pmon__sysfs_root(), c);
-      len = snprintf(v, sizeof v, "%u\n", want);
-      fd = open(path, O_WRONLY | O_CLOEXEC);
-      if (fd < 0 || pwrite(fd, v, (size_t)len, 0) != len) {
-        failed++;
-        held = 1; /* kept, to be put back later */
-      } else if (ftruncate(fd, len) != 0) {
-        /* sysfs has no length to set; a fixture's file has */
-      }
-      if (fd >= 0)
-        close(fd);
+    if (pmon__freqrec_khz(c, "scaling_max_freq") != want &&
+        pmon__freqrec_set_khz(c, want) != 0) {
+      failed++;
+      held = 1; /* kept, to be put back later */
     }
     if (!held)
       r->orig[c] = 0;
@@ -441,7 +566,7 @@ int pmon__freqrec_unlock(struct pmon_freqrec *r, int save)
 
   for (int c = 0; c < PMON_CPUS_MAX && empty; c++)
     empty = r->orig[c] == 0;
-  if (save && r->lock_fd >= 0) {
+  if (save && r->lock_fd >= 0 && r->owner == geteuid()) {
     if (empty) {
       unlink(r->path);
       unlink(r->lock); /* under the lock: see pmon__freqrec_lock() */
@@ -471,11 +596,6 @@ int pmon__freqrec_unlock(struct pmon_freqrec *r, int save)
           fprintf(fp, "job %s %ld %llu %u %d %s\n", j->id, j->pid, j->start,
                   j->cap_khz, j->active, cpus);
         }
-        /* Root keeps the file its user's (a job must read it next). */
-        if (geteuid() == 0 && r->owner != 0 &&
-            fchown(fileno(fp), r->owner, (gid_t)-1) != 0) {
-          /* then only root reads it: the next job starts afresh */
-        }
         /* No fsync(): after a crash of the node the boot differs, and
          * the record holds nothing. */
         if (fclose(fp) != 0)
@@ -491,5 +611,103 @@ int pmon__freqrec_unlock(struct pmon_freqrec *r, int save)
   if (r->lock_fd >= 0)
     close(r->lock_fd); /* and the lock with it */
   r->lock_fd = -1;
+  return rc;
+}
+
+void pmon__freqrec_drop(struct pmon_freqrec *r)
+{
+  if (r->lock_fd >= 0) {
+    unlink(r->path);
+    unlink(r->lock); /* under the lock: see pmon__freqrec_lock() */
+  } else if (r->no_lock) {
+    unlink(r->path); /* no job of the rule's is changing it */
+  }
+  pmon__freqrec_unlock(r, 0);
+}
+
+int pmon__freqrec_limits(const struct pmon_freqrec *r, unsigned *khz)
+{
+  struct stat st;
+  char boot[64], *text, *line, *save = NULL, why[64];
+  int fd, n = 0, bad = 0;
+
+  memset(khz, 0, PMON_CPUS_MAX * sizeof *khz);
+  fd = open_safe(r->limits, O_RDONLY, 0, 1, &st);
+  if (fd < 0)
+    return errno == ENOENT ? 0
+                           : pmon__fail(PMON_EIO, "%s: %s", r->limits,
+                                        refused(errno, &st, why, sizeof why));
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    close(fd);
+    return pmon__fail(PMON_EIO, "%s: writable by others (mode %04o): not "
+                      "believed", r->limits, (unsigned)(st.st_mode & 07777));
+  }
+  text = read_text(fd);
+  close(fd);
+  if (text == NULL)
+    return pmon__fail(PMON_ENOMEM, "%s: out of memory", r->limits);
+  boot_id(boot, sizeof boot);
+  for (line = strtok_r(text, "\n", &save); line != NULL && !bad;
+       line = strtok_r(NULL, "\n", &save), n++) {
+    unsigned cpu, k;
+
+    if (n == 0)
+      bad = strcmp(line, LIM_MAGIC) != 0;
+    else if (strncmp(line, "boot ", 5) == 0) {
+      if (strcmp(line + 5, boot) != 0) { /* another boot's limits */
+        free(text);
+        memset(khz, 0, PMON_CPUS_MAX * sizeof *khz);
+        return 0;
+      }
+    } else if (sscanf(line, "cpu %u %u", &cpu, &k) == 2 &&
+               cpu < PMON_CPUS_MAX && k != 0)
+      khz[cpu] = k;
+    else
+      bad = 1;
+  }
+  free(text);
+  if (bad || n == 0) {
+    memset(khz, 0, PMON_CPUS_MAX * sizeof *khz);
+    return pmon__fail(PMON_EFORMAT, "%s: line %d: not a file of "
+                      "pmon-iofreq save's", r->limits, n);
+  }
+  n = 0;
+  for (int c = 0; c < PMON_CPUS_MAX; c++)
+    n += khz[c] != 0;
+  return n;
+}
+
+int pmon__freqrec_limits_save(const struct pmon_freqrec *r,
+                              const unsigned *khz)
+{
+  char before[PATH_MAX + 8], tmp[PATH_MAX + 16], boot[64];
+  FILE *fp;
+  int fd, rc = 0;
+
+  snprintf(before, sizeof before, "%s.", r->limits);
+  fd = pmon__create_new(before, ".tmp", 0644, tmp, sizeof tmp);
+  /* 0644 whatever the umask: the file is read by pmon-iofreq show. */
+  if (fd >= 0 && fchmod(fd, 0644) != 0) {
+    /* then as the umask made it */
+  }
+  fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (fp == NULL) {
+    if (fd >= 0)
+      close(fd);
+    return pmon__fail(PMON_EIO, "%s: cannot write: %s", r->limits,
+                      strerror(errno));
+  }
+  boot_id(boot, sizeof boot);
+  fprintf(fp, "%s\nboot %s\n", LIM_MAGIC, boot);
+  for (int c = 0; c < PMON_CPUS_MAX; c++)
+    if (khz[c] != 0)
+      fprintf(fp, "cpu %d %u\n", c, khz[c]);
+  if (fclose(fp) != 0)
+    rc = -1;
+  if (rc != 0 || rename(tmp, r->limits) != 0) {
+    rc = pmon__fail(PMON_EIO, "%s: cannot write: %s", r->limits,
+                    strerror(errno));
+    unlink(tmp);
+  }
   return rc;
 }

@@ -22,13 +22,16 @@ struct pmon_freqrec_job {
   unsigned cap_khz;   /* its PMON_IO_FREQ */
   int active;         /* its ranks of the node are in an I/O phase */
   unsigned long cpus[PMON_CPU_WORDS]; /* the CPUs it may cap */
+  int alive;          /* its leader runs (PID and start time), */
+  int believed;       /* as the record's owner: set when read */
 };
 
 struct pmon_freqrec {
   int lock_fd;                  /* held: flock(LOCK_EX) */
+  int no_lock;                  /* _peek found no lock file */
   char dir[PATH_MAX];           /* the rule's directory */
-  char lock[PATH_MAX], path[PATH_MAX];
-  uid_t owner;                  /* of the lock file */
+  char lock[PATH_MAX], path[PATH_MAX], limits[PATH_MAX];
+  uid_t owner;                  /* of the record (this user when none) */
   unsigned orig[PMON_CPUS_MAX]; /* kHz from before the first job; 0: none */
   int njobs;
   struct pmon_freqrec_job job[PMON_FREQREC_JOBS];
@@ -43,14 +46,49 @@ void pmon__freqrec_dir(char *buf, size_t size);
 
 /*
  * Lock NODE's record (DIR/pmon-iofreq-NODE.lock, created with CREATE) and
- * read it (DIR/pmon-iofreq-NODE.record).  The lock file is this user's,
- * or root may take anyone's; the record another user's is not read.
- * Waits at most 2 s for the lock.  0, or PMON_ENOTFOUND without a lock
- * file (and not CREATE), PMON_EPERM, PMON_EAGAIN (held too long),
- * PMON_EFORMAT or PMON_EIO, said with pmon__fail().  A record of another
- * boot is empty.
+ * read it (DIR/pmon-iofreq-NODE.record), for a job: both must be this
+ * user's (root's own for root), regular files; a link, a FIFO, a device
+ * or another user's file is refused (never followed, waited on or
+ * believed).  Waits at most 2 s for the lock.  0; 1 without a lock file
+ * (and not CREATE); else PMON_EAGAIN (held too long), PMON_EINVAL (a name
+ * too long), PMON_ENOMEM or PMON_EIO (refused, or not readable), said
+ * with pmon__fail().  A record of another boot, or not pmon's, is empty.
  */
 int pmon__freqrec_lock(struct pmon_freqrec *r, const char *node, int create);
+
+/*
+ * For root's prolog and epilog and a look (pmon-iofreq(8)): read NODE's
+ * record whoever's it is, under its lock when that can be had within 2 s
+ * (said in one line when not: r->lock_fd is then -1), never writing it.
+ * Of its jobs, those whose leader runs as the record's owner are
+ * believed (j->believed); nothing else of a record that is not the
+ * caller's is to be used.  0, 1 without a lock file, or as
+ * pmon__freqrec_lock().
+ */
+int pmon__freqrec_peek(struct pmon_freqrec *r, const char *node);
+
+/* After pmon__freqrec_peek(): remove the record and its lock (under the
+ * lock; the record alone when there was no lock file, which a job of the
+ * rule's holds while it changes the record), and unlock. */
+void pmon__freqrec_drop(struct pmon_freqrec *r);
+
+/*
+ * The limits in DIR/pmon-iofreq-NODE.limits (r->limits; R from _lock or
+ * _peek) into KHZ[PMON_CPUS_MAX] (0: none): believed only when the file
+ * is the caller's, regular, not writable by group or others, and of this
+ * boot.  The number of CPUs it gives (0 without a file), or PMON_EIO or
+ * PMON_EFORMAT, said with pmon__fail().
+ */
+int pmon__freqrec_limits(const struct pmon_freqrec *r, unsigned *khz);
+
+/* Writes KHZ as that file (mode 0644, renamed over it).  0 or PMON_EIO. */
+int pmon__freqrec_limits_save(const struct pmon_freqrec *r,
+                              const unsigned *khz);
+
+/* CPU's cpufreq FILE as a number (0 when it cannot be read); CPU's
+ * scaling_max_freq set to KHZ (0, or -1 when it cannot be). */
+unsigned pmon__freqrec_khz(int cpu, const char *file);
+int pmon__freqrec_set_khz(int cpu, unsigned khz);
 
 /* Forget the jobs whose leader is gone (its PID dead, or another
  * process's now); how many. */
@@ -66,16 +104,16 @@ void pmon__freqrec_remove(struct pmon_freqrec *r, struct pmon_freqrec_job *j);
 /*
  * Put every CPU of the record where its jobs want it: the lowest cap of
  * the active jobs that may cap it, else its limit from before the first
- * job, which is then forgotten when no job holds the CPU any more.  With
- * ONLY_RAISE (the epilog, as root, from a file users write), a value
- * below the CPU's present one or outside its cpuinfo_min_freq and
- * cpuinfo_max_freq is not written.  The writes that failed.
+ * job, which is then forgotten when no job holds the CPU any more.  For
+ * a job's own record (pmon__freqrec_lock()) only.  The writes that
+ * failed.
  */
-int pmon__freqrec_settle(struct pmon_freqrec *r, int only_raise);
+int pmon__freqrec_settle(struct pmon_freqrec *r);
 
 /*
  * Write the record back (whole, renamed over it; removed with its lock
- * file when it holds nothing) when SAVE, and unlock.  0 or PMON_EIO.
+ * file when it holds nothing) when SAVE and it is the caller's, and
+ * unlock.  0 or PMON_EIO.
  */
 int pmon__freqrec_unlock(struct pmon_freqrec *r, int save);
 

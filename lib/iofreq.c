@@ -18,10 +18,12 @@
  * the rank's own, which sleeps unless the rank is in, sees the phase end
  * (no call in flight, and none ended for the phase gap) and leaves.
  *
- * A rank killed with SIGKILL cannot restore: the leader keeps a state
- * file (PMON_IO_FREQ_STATE, default $TMPDIR or /tmp) of "PATH VALUE"
- * lines for the node's epilog (examples/slurm-epilog-iofreq.sh), removed
- * when finalize has restored every CPU.
+ * A rank killed with SIGKILL cannot restore: the leader keeps the job in
+ * the node's record (lib/freqrec.c: PMON_IO_FREQ_STATE, default
+ * /var/tmp), which the user's next job, or root's epilog
+ * (pmon-iofreq(8), examples/slurm-epilog-iofreq.sh) from the limits that
+ * root's prolog saved, settles.  The record is used only when it is this
+ * user's (docs/security.md).
  */
 #include "config.h"
 
@@ -189,7 +191,7 @@ static int record(int active)
   }
   pmon__freqrec_prune(r);
   if (active == 2) { /* join: the limits now, once the dead are settled */
-    pmon__freqrec_settle(r, 0);
+    pmon__freqrec_settle(r);
     if ((j = pmon__freqrec_add(r, s->job)) != NULL) {
       j->pid = (long)getpid();
       j->start = pmon__freqrec_start_of(j->pid);
@@ -215,7 +217,7 @@ static int record(int active)
       pmon__freqrec_remove(r, j);
     else
       j->active = active;
-    failed = pmon__freqrec_settle(r, 0);
+    failed = pmon__freqrec_settle(r);
   }
   if (pmon__freqrec_unlock(r, 1) != 0 && active == 2)
     failed = -1;
