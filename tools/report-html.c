@@ -322,7 +322,10 @@ static void summary(FILE *out, const struct report *r) {
   fputs("<div class=\"cards\">\n", out);
   card_open(out, "Energy", 0, r->estimated);
   fig(out, report_si(a, r->energy_j, "J"));
-  if (isnan(r->energy_err_j))
+  if (isnan(r->energy_err_j) && r->estimated)
+    snprintf(sub, sizeof sub, "%s J, estimated: no error bar",
+             plain(b, r->energy_j, 1) ? b : "-");
+  else if (isnan(r->energy_err_j))
     snprintf(sub, sizeof sub, "%s J %s?", plain(b, r->energy_j, 1) ? b : "-",
              "\u00b1");
   else
@@ -364,17 +367,26 @@ static void summary(FILE *out, const struct report *r) {
                   : r->estimated ? "a model of the whole node, not a meter"
                             : "a meter of the whole node");
 
-  card_open(out, "Coverage", short_ > 0, 0);
-  fig(out, percent(a, isnan(cov) ? NAN : 100 * cov));
-  if (isnan(cov))
-    card_close(out, nodes_have(r, "energy_coverage")
-                      ? "no node measured its energy"
-                      : "not in this report");
-  else {
-    snprintf(sub, sizeof sub, short_ ? "least of the nodes; %zu below "
-             "99.5 %%" : "of the run measured, least of the nodes", short_);
-    card_close(out, sub);
+  /* What a meter measured: a model's figures are none of it. */
+  card_open(out, "Coverage", short_ > 0 || est > 0, 0);
+  if (est > 0 && est == r->nnodes) {
+    fputs("<span class=\"v t\">nothing measured</span>", out);
+    snprintf(sub, sizeof sub, "a model estimated %s of the run",
+             percent(b, isnan(cov) ? NAN : 100 * cov));
+  } else {
+    fig(out, percent(a, isnan(cov) ? NAN : 100 * cov));
+    if (isnan(cov))
+      snprintf(sub, sizeof sub, "%s", nodes_have(r, "energy_coverage")
+                                          ? "no node measured its energy"
+                                          : "not in this report");
+    else if (est > 0)
+      snprintf(sub, sizeof sub, "least of the nodes; %zu of %zu nodes "
+               "estimated, not measured", est, r->nnodes);
+    else
+      snprintf(sub, sizeof sub, short_ ? "least of the nodes; %zu below "
+               "99.5 %%" : "of the run measured, least of the nodes", short_);
   }
+  card_close(out, sub);
   fputs("</div>\n", out);
   if (r->estimated > 0) {
     fputs("<p class=\"note\"><span class=\"est\">ESTIMATE</span> ", out);
