@@ -15,9 +15,11 @@
  * text and path), the site file's patterns and the drivers' messages are
  * printed; the secrets reach the driver's open() and nothing else.
  *
- * Exit status: 0 when at least one measured (not estimated) meter works,
- * 1 when none does (only the estimate, or nothing), 2 on a usage error or
- * a configuration that a job would refuse (PMON_ECONFIG).  pmon-meters(1).
+ * Exit status: 0 when the node's energy can be measured by the meters
+ * asked for: a measured (not estimated) meter in the node's total works;
+ * 1 when it cannot (only the estimate, meters outside the total such as
+ * a psys alone, or nothing), 2 on a usage error or a configuration that
+ * a job would refuse (PMON_ECONFIG).  pmon-meters(1).
  */
 #include "config.h"
 
@@ -926,8 +928,9 @@ static void usage(FILE *out)
         "  -h, --help           print this help and exit\n"
         "  -V, --version        print the version and exit\n"
         "\n"
-        "Exit status: 0 when a measured meter works, 1 when none does\n"
-        "(only the estimate), 2 on a usage or configuration error.\n"
+        "Exit status: 0 when the node's energy is measured by a meter\n"
+        "of its total, 1 when it is not (only the estimate, or meters\n"
+        "outside the total), 2 on a usage or configuration error.\n"
         "See pmon-meters(1).\n",
         out);
 }
@@ -1133,7 +1136,9 @@ int main(int argc, char **argv)
   for (int i = 0; i < n->nentries; i++) {
     struct entry *e = &n->entries[i];
 
-    if (e->open && !(e->m.flags & PMON_DRV_ESTIMATED) &&
+    /* A meter whose channels the node's total does not take measures
+     * none of the node's energy, however well it reads. */
+    if (e->open && !(e->m.flags & PMON_DRV_ESTIMATED) && n->mask[i] != 0 &&
         (opt.list_only || e->w.nok > 0))
       measured = 1;
     entry_close(e);
