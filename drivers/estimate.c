@@ -101,6 +101,20 @@ static int env_watts(const char *var, double *out)
   return 0;
 }
 
+/* Where the value of KEY came from: the specification's KEY=, the
+ * environment's VAR, or pmon's default. */
+static const char *origin(const struct pmon_spec *spec, const char *key,
+                          const char *var)
+{
+  const char *e = getenv(var);
+
+  if (pmon__spec_get(spec, key) != NULL)
+    return "the meter's specification";
+  if (e != NULL && *e != '\0')
+    return var;
+  return "pmon's default, a two-socket server's";
+}
+
 static int est_defaults(const struct pmon_spec *spec, double *idle,
                         double *max)
 {
@@ -134,6 +148,22 @@ static int est_open(struct pmon_meter *m)
     return pmon__fail(PMON_ENOMETER, "estimate: %s: cannot open: %s",
                       ep->path, strerror(errno));
   pmon__meter_add_channel(m, "node", PMON_DOM_NODE, PMON_CH_TOTAL, 1e-6, 0);
+  {
+    /* What the model assumed, where the report and pmon-meters show it. */
+    const char *oi = origin(&m->spec, "idle", PMON_ENV_IDLE_W);
+    const char *om = origin(&m->spec, "max", PMON_ENV_MAX_W);
+
+    if (strcmp(oi, om) == 0)
+      snprintf(m->note, sizeof m->note, "a model, not a meter: %g W idle "
+               "to %g W busy (%s), linear in the CPU use of every process "
+               "on the node, other users' included (%.60s)", ep->idle_w,
+               ep->max_w, oi, ep->path);
+    else
+      snprintf(m->note, sizeof m->note, "a model, not a meter: %g W idle "
+               "(%s) to %g W busy (%s), linear in the CPU use of every "
+               "process on the node, other users' included (%.60s)",
+               ep->idle_w, oi, ep->max_w, om, ep->path);
+  }
   return 0;
 }
 
