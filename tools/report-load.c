@@ -372,9 +372,10 @@ void report_size_text(char *buf, size_t size, double n) {
   snprintf(buf, size, "%.0f%s", n, prefix[k]);
 }
 
-/* The size bin [lo, hi] as text into buf, "64Ki-128Ki" (up to, not
- * including, hi + 1), or "0"; -1 after recording why when it is not a
- * bin (where[i] is its path). */
+/* The size bin [lo, hi] as text into buf, "[64Ki,128Ki)" (from lo up
+ * to, not including, hi + 1: each edge in one bin), or "0" for a bin of
+ * one size; -1 after recording why when it is not a bin (where[i] is its
+ * path). */
 static int bin_text(struct reader *rd, const char *where, size_t i, double lo,
                     double hi, char *buf, size_t size) {
   char a[12], b[12];
@@ -386,7 +387,7 @@ static int bin_text(struct reader *rd, const char *where, size_t i, double lo,
   if (hi <= lo)
     snprintf(buf, size, "%s", a);
   else
-    snprintf(buf, size, "%s-%s", a, b);
+    snprintf(buf, size, "[%s,%s)", a, b);
   return 0;
 }
 
