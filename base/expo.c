@@ -49,6 +49,25 @@ static void put_value(FILE *f, const char *s)
   }
 }
 
+/* V with the fewest digits that read back as V ("299.9903", not the
+ * "299.99029999999999" of %.17g; 17 always do), a whole number below
+ * 1e15 in full ("52428800", not "5.24288e+07"). */
+static void put_number(FILE *f, double v)
+{
+  char buf[40];
+
+  if (v == floor(v) && fabs(v) < 1e15) { /* counts and bytes in full */
+    fprintf(f, "%.0f", v);
+    return;
+  }
+  for (int digits = 6; digits <= 17; digits++) {
+    snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (digits == 17 || strtod(buf, NULL) == v || v != v)
+      break;
+  }
+  fputs(buf, f);
+}
+
 /* A sample: NAME{job="..",node=".."[,KEY=".."]} VALUE. */
 static void sample(FILE *f, const char *name, const struct pmon_expo_node *n,
                    const char *key, const char *value, double v)
@@ -61,7 +80,9 @@ static void sample(FILE *f, const char *name, const struct pmon_expo_node *n,
     fprintf(f, "\",%s=\"", key);
     put_value(f, value);
   }
-  fprintf(f, "\"} %.17g\n", v);
+  fputs("\"} ", f);
+  put_number(f, v);
+  fputc('\n', f);
 }
 
 static void family(FILE *f, const char *name, const char *type,
