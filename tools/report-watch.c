@@ -511,7 +511,8 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
     }
 
   fprintf(out, "pmon job %s: %zu of %lld node%s, %lld rank%s, running %s\n",
-          w.id, n, json_integer_value(json_object_get(job, "nodes")),
+          report_tty(w.id), n,
+          json_integer_value(json_object_get(job, "nodes")),
           json_integer_value(json_object_get(job, "nodes")) == 1 ? "" : "s",
           json_integer_value(json_object_get(job, "ranks")),
           json_integer_value(json_object_get(job, "ranks")) == 1 ? "" : "s",
@@ -536,7 +537,8 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
       k = w.cols > SPARK_COL ? (size_t)(w.cols - SPARK_COL) : 0;
     k = k < x->nhist ? k : x->nhist;
     spark(x->hist + x->nhist - k, k, line, sizeof line);
-    fprintf(out, "%-16.16s %10s %10s %22s %5.1f%%  %s\n", x->name,
+    fprintf(out, "%-16.16s %10s %10s %22s %5.1f%%  %s\n",
+            report_tty(x->name),
             fmt(a, x->power_now, "W"),
             fmt(b, x->wall_s > 0 ? x->energy_j / x->wall_s : NAN, "W"), e,
             isnan(x->coverage) ? 0 : 100 * x->coverage, line);
@@ -550,7 +552,7 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
   if (nreg)
     fprintf(out, "%-28s %12s %10s %10s\n", "region", "energy", "time", "calls");
   for (size_t i = 0; i < nreg && i < REGIONS_SHOWN; i++)
-    fprintf(out, "%-28.28s %12s %10s %10.0f\n", reg[i].name,
+    fprintf(out, "%-28.28s %12s %10s %10.0f\n", report_tty(reg[i].name),
             fmt(a, reg[i].energy_j, "J"), dur(b, reg[i].time_s), reg[i].count);
   if (nreg > REGIONS_SHOWN)
     fprintf(out, "... and %zu more regions\n", nreg - REGIONS_SHOWN);
@@ -572,10 +574,12 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
   fprintf(out, "\nevents%s\n", nev ? ":" : ": none");
   for (size_t i = nev > EVENTS_SHOWN ? nev - EVENTS_SHOWN : 0; i < nev; i++)
     fprintf(out, "  %8.3f s  %-12s %-12s %s\n", ev[i].t_s,
-            ev[i].node ? ev[i].node : "?", ev[i].type ? ev[i].type : "?",
-            ev[i].detail ? ev[i].detail : "");
+            ev[i].node ? report_tty(ev[i].node) : "?",
+            ev[i].type ? report_tty(ev[i].type) : "?",
+            ev[i].detail ? report_tty(ev[i].detail) : "");
   /* The refresh first: a narrow terminal cuts the (long) path. */
-  fprintf(out, "\nnext refresh in %.1f s; spool %s\n", next_s, w.dir);
+  fprintf(out, "\nnext refresh in %.1f s; spool %s\n", next_s,
+          report_tty(w.dir));
   free(reg);
   free(ev);
 }
@@ -627,13 +631,13 @@ static int ended(void)
 
   if (path != NULL && access(path, R_OK) == 0 &&
       report_open(path, path, &r) == 0) {
-    printf("the job has ended: its report %s\n\n", path);
+    printf("the job has ended: its report %s\n\n", report_tty(path));
     report_text(stdout, &r, SEC_SUMMARY | SEC_NODES | SEC_REGIONS, 0);
     report_free(&r);
     return 0;
   }
   printf("the job's spool is gone%s%s%s\n", path ? ", and its report " : "",
-         path ? path : "", path ? " cannot be read" : "");
+         path ? report_tty(path) : "", path ? " cannot be read" : "");
   return 0;
 }
 
@@ -703,8 +707,8 @@ int report_watch(int argc, char **argv)
     if (w.dir[0] == '\0') {
       if (find_dir() != 0) {
         if (first)
-          printf("waiting for a job's spool in %s%s%s\n", w.base,
-                 w.job ? " named " : "", w.job ? w.job : "");
+          printf("waiting for a job's spool in %s%s%s\n", report_tty(w.base),
+                 w.job ? " named " : "", w.job ? report_tty(w.job) : "");
         first = 0;
         fflush(stdout);
         sleep(1);
@@ -758,6 +762,7 @@ int report_watch(int argc, char **argv)
     free(screen);
     free(fitted);
     free_docs(v, n);
+    report_tty_release();
     first = 0;
     if (now_s() - w.last_move > STALL_INTERVALS * w.interval_s + 2) {
       printf("\nthe spool has not moved for %.0f s: the job was killed or "
