@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -927,8 +928,9 @@ int report_check(json_t *root, char *why, size_t size) {
   return rc ? -1 : 0;
 }
 
-int report_open(const char *path, const char *name, struct report *r) {
-  FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+/* Reads the report from FP (closed unless it is stdin) into *r, as
+ * report_open() does; FP NULL is a failed open, errno telling why. */
+static int read_report(FILE *fp, const char *name, struct report *r) {
   struct reader rd = {{0}};
   json_error_t jerr;
   int err;
@@ -954,5 +956,21 @@ int report_open(const char *path, const char *name, struct report *r) {
     return -1;
   }
   return 0;
+}
+
+int report_open(const char *path, const char *name, struct report *r) {
+  return read_report(strcmp(path, "-") == 0 ? stdin : fopen(path, "rb"),
+                     name, r);
+}
+
+int report_open_fd(int fd, const char *name, struct report *r) {
+  FILE *fp = fdopen(fd, "rb");
+
+  if (fp == NULL) {
+    int e = errno;
+    close(fd);
+    errno = e;
+  }
+  return read_report(fp, name, r);
 }
 

@@ -251,6 +251,9 @@ void report_tty_release(void);
  * Returns 0, or -1 after printing one error line; *r then holds nothing. */
 int report_open(const char *path, const char *name, struct report *r);
 
+/* As report_open(), from the descriptor fd, which it closes. */
+int report_open_fd(int fd, const char *name, struct report *r);
+
 /* Checks the report root as report_open() checks a file, or the record of
  * one node, node (nodes[0] in the messages), with the list of its meters
  * ("meters", as a spool holds it) checked as a report's.  Returns 0, or -1 with the
