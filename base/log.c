@@ -13,6 +13,7 @@
 #include "pmon.h"
 #include "log.h"
 #include "env.h"
+#include "tty.h"
 
 #define MSG_MAX 512
 
@@ -70,21 +71,30 @@ void pmon__clear_error(void)
   last_error[0] = '\0';
 }
 
+/* The line goes out escaped for a terminal (tty.h): what it quotes, a
+ * region's name, a node's, a driver's message, is not pmon's own and
+ * may hold control characters.  The line is cut at MSG_MAX bytes before
+ * it is escaped, at TTY_MAX after, never inside an escape. */
+#define TTY_MAX (2 * MSG_MAX)
+
 static void vsay(const char *fmt, va_list ap)
 {
-  char line[MSG_MAX + 8];
+  char line[MSG_MAX], out[TTY_MAX + 8];
   int n = snprintf(line, sizeof line, "pmon: ");
-  int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+  int m = vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
   size_t len;
 
   if (m < 0)
     return;
   len = (size_t)n + (size_t)m;
-  if (len > sizeof line - 2)
-    len = sizeof line - 2;
-  line[len++] = '\n';
+  if (len > sizeof line - 1)
+    len = sizeof line - 1;
+  len = pmon__tty_escape_n(out, TTY_MAX, line, len);
+  if (len > TTY_MAX - 1)
+    len = strlen(out);
+  out[len++] = '\n';
   /* One write, so that the lines of several ranks do not interleave. */
-  while (write(STDERR_FILENO, line, len) < 0 && errno == EINTR)
+  while (write(STDERR_FILENO, out, len) < 0 && errno == EINTR)
     ;
 }
 

@@ -9,6 +9,28 @@
 #include <string.h>
 
 #include "pmon-meters.h"
+#include "tty.h"
+
+/* The buffers of meters_tty(), used in turn. */
+#define TTY_BUFS 4
+#define TTY_BUF PMON_TTY_SIZE(1024)
+
+const char *meters_tty(const char *s)
+{
+  static _Thread_local char buf[TTY_BUFS][TTY_BUF];
+  static _Thread_local unsigned next;
+  char *b;
+
+  if (s == NULL || pmon__tty_safe(s))
+    return s;
+  b = buf[next++ % TTY_BUFS];
+  if (pmon__tty_escape(b, TTY_BUF - 3, s) >= TTY_BUF - 3)
+    strcat(b, "...");
+  return b;
+}
+
+/* The longest word meters_wrapf() can make. */
+#define WORD_MAX 2048
 
 void meters_wrap(const char *label, const char *text)
 {
@@ -39,7 +61,13 @@ void meters_wrap(const char *label, const char *text)
     } else if (!first) {
       col += printf(" ");
     }
-    col += printf("%.*s", (int)n, p);
+    {
+      char word[PMON_TTY_SIZE(WORD_MAX)];
+
+      /* Escaped: a path or a device's answer may hold anything. */
+      pmon__tty_escape_n(word, sizeof word, p, n < WORD_MAX ? n : WORD_MAX);
+      col += printf("%s", word);
+    }
     first = 0;
     p += n;
   }
@@ -48,7 +76,7 @@ void meters_wrap(const char *label, const char *text)
 
 void meters_wrapf(const char *label, const char *fmt, ...)
 {
-  char buf[2048];
+  char buf[WORD_MAX];
   va_list ap;
 
   va_start(ap, fmt);

@@ -40,6 +40,7 @@
 #include "core.h"
 #include "env.h"
 #include "pmon-meters.h"
+#include "tty.h"
 
 #define PROG "pmon-meters"
 #define WHY_MAX 512     /* a driver's message, as pmon_errmsg() holds it */
@@ -171,17 +172,17 @@ static const char *why_of(int rc)
   return strncmp(m, "pmon: ", 6) == 0 ? m + 6 : m;
 }
 
-/* A field whose text is printed as it is, on one line. */
+/* A field whose text is printed on one line, escaped for a terminal. */
 PMON_PRINTF(2, 3)
 static void field(const char *label, const char *fmt, ...)
 {
+  char text[WHY_MAX + PMON_SPEC_MAX];
   va_list ap;
 
-  printf("  %-*s ", METERS_INDENT - 3, label);
   va_start(ap, fmt);
-  vprintf(fmt, ap);
+  vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  printf("\n");
+  printf("  %-*s %s\n", METERS_INDENT - 3, label, meters_tty(text));
 }
 
 static const char *domain_name(enum pmon_domain d)
@@ -415,7 +416,7 @@ static void show_site(const struct node *n)
   if (n->site_rc != 0) {
     meters_wrapf("site file:", "%s: refused, so a job on this node does not "
           "start:", path);
-    printf("%*s%s\n", METERS_INDENT, "", n->site_why);
+    printf("%*s%s\n", METERS_INDENT, "", meters_tty(n->site_why));
     if (meters_has(n->site_why, "readable by others"))
       meters_wrapf("fix:", "a site file with secrets must be readable by its "
             "owner only: chmod 600 %s.", path);
@@ -515,7 +516,7 @@ static void show_entry(const struct node *n, int i)
   const struct pmon_driver *drv = pmon__driver_find(e->spec.driver);
   char buf[PMON_SPEC_MAX + 64];
 
-  printf("\nmeter %d: %s\n", i + 1, e->spec.text);
+  printf("\nmeter %d: %s\n", i + 1, meters_tty(e->spec.text));
   field("driver:", "%s: %s", drv->name, drv->description);
   field("kind:", "%s",
         kind_text(e->open ? e->m.flags : drv->flags, buf, sizeof buf));
@@ -550,7 +551,8 @@ static void show_entry(const struct node *n, int i)
       snprintf(buf, sizeof buf,
                "not in the node total (meter %d measures that part)",
                n->total + 1), total = buf;
-    printf("    %-12s %-8s %s\n", ch->name, domain_name(ch->domain), total);
+    printf("    %-12s %-8s %s\n", meters_tty(ch->name), domain_name(ch->domain),
+           meters_tty(total));
   }
 }
 
@@ -572,7 +574,7 @@ static void show_tried(const struct node *n)
     case T_OPEN_FAILED:
       printf("  %-*s %s: %s\n", METERS_INDENT - 3, t->drv->name,
              t->what == T_NOT_FOUND ? "not found" : "found, cannot open",
-             t->why);
+             meters_tty(t->why));
       pmon__spec_parse(t->drv->name, &spec);
       meters_hint(t->rc, t->why, &spec, SRC_AUTO);
       break;
@@ -635,7 +637,7 @@ static void read_one(struct entry *e, int idx, int live)
     snprintf(w->why, sizeof w->why, "%s",
              why_of(rc));
     if (live && !w->failing)
-      printf("meter %d: read failed: %s\n", idx + 1, w->why);
+      printf("meter %d: read failed: %s\n", idx + 1, meters_tty(w->why));
     w->failing = 1;
     return;
   }
@@ -779,21 +781,22 @@ static void show_readings(const struct node *n, double window_s)
       printf("  meter %d: not usable (see above)\n", i + 1);
       continue;
     }
-    printf("  meter %d: %s\n", i + 1, e->spec.text);
+    printf("  meter %d: %s\n", i + 1, meters_tty(e->spec.text));
     if (e->w.nfail > 0 && e->w.nok == 0) {
-      printf("    read failed: %s\n", e->w.why);
+      printf("    read failed: %s\n", meters_tty(e->w.why));
       meters_hint(e->w.why_rc, e->w.why, &e->spec, e->source);
       continue;
     }
     for (int c = 0; c < e->m.nch; c++) {
       if (e->have_watts)
-        printf("    %-12s %10.1f W\n", e->m.ch[c].name, e->watts[c]);
+        printf("    %-12s %10.1f W\n", meters_tty(e->m.ch[c].name),
+               e->watts[c]);
       else
-        printf("    %-12s %10s W\n", e->m.ch[c].name, "-");
+        printf("    %-12s %10s W\n", meters_tty(e->m.ch[c].name), "-");
     }
     if (!e->have_watts)
       printf("    no figure: %s\n",
-             e->w.nfail > 0 ? e->w.why
+             e->w.nfail > 0 ? meters_tty(e->w.why)
                             : "no new value in the time (a longer -i?)");
   }
   if (n->total >= 0 && !isnan(node_total(n))) {
@@ -813,13 +816,14 @@ static void show_readings(const struct node *n, double window_s)
 /* The heading of the live table: "time", then METER:CHANNEL columns. */
 static void live_heading(const struct node *n, int *width)
 {
-  char h[PMON_CH_NAME_MAX + 16];
+  char h[PMON_TTY_SIZE(PMON_CH_NAME_MAX) + 16];
   int k = 0;
 
   printf("%8s", "time");
   for (int i = 0; i < n->nentries; i++)
     for (int c = 0; n->entries[i].open && c < n->entries[i].m.nch; c++) {
-      snprintf(h, sizeof h, "%d:%s", i + 1, n->entries[i].m.ch[c].name);
+      snprintf(h, sizeof h, "%d:%s", i + 1,
+               meters_tty(n->entries[i].m.ch[c].name));
       width[k] = (int)strlen(h) + 2 > 9 ? (int)strlen(h) + 2 : 9;
       printf("%*s", width[k++], h);
     }
@@ -1069,7 +1073,7 @@ static void show_header(const struct node *n, const struct options *opt)
   const char *v = getenv(PMON_ENV_NODE);
   const char *dis = getenv(PMON_ENV_DISABLE);
 
-  printf("node %s (%s)\n", n->name,
+  printf("node %s (%s)\n", meters_tty(n->name),
          v != NULL && *v != '\0' ? "PMON_NODE" : "the host name");
   /* The list itself is not shown: a URI in it may hold a password. */
   if (n->automatic)
@@ -1106,7 +1110,7 @@ int main(int argc, char **argv)
   pmon__node_name(n->name, sizeof n->name);
   n->total = -1;
   if (choose(n, &opt) != 0) {
-    fprintf(stderr, "%s\n", pmon_errmsg());
+    fprintf(stderr, "%s\n", meters_tty(pmon_errmsg()));
     free(n);
     return EXIT_CONFIG;
   }
@@ -1145,10 +1149,10 @@ int main(int argc, char **argv)
   }
   /* What a job would refuse, on standard error as pmon_init says it. */
   if (n->site_rc != 0)
-    fprintf(stderr, "pmon: %s\n", n->site_why);
+    fprintf(stderr, "pmon: %s\n", meters_tty(n->site_why));
   for (int i = 0; i < n->nentries; i++)
     if (n->entries[i].rc == PMON_ECONFIG && n->entries[i].source != SRC_AUTO)
-      fprintf(stderr, "pmon: %s\n", n->entries[i].why);
+      fprintf(stderr, "pmon: %s\n", meters_tty(n->entries[i].why));
   status = n->config_error ? EXIT_CONFIG
            : measured      ? EXIT_MEASURED
                            : EXIT_UNMEASURED;

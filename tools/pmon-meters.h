@@ -17,11 +17,19 @@ enum source { SRC_ENV, SRC_OPTION, SRC_SITE, SRC_AUTO, SRC_FALLBACK };
 #define METERS_INDENT 15 /* where the text of a field starts */
 
 /* Print "  LABEL" padded to METERS_INDENT, then TEXT wrapped at
- * METERS_WIDTH with its continuation lines indented to METERS_INDENT.  A
- * '\n' in TEXT breaks the line, and the blanks after it are kept (for an
- * example set apart).  meters_wrapf() formats TEXT first. */
+ * METERS_WIDTH with its continuation lines indented to METERS_INDENT, its
+ * words escaped for a terminal (meters_tty()).  A '\n' in TEXT breaks the
+ * line, and the blanks after it are kept (for an example set apart).
+ * meters_wrapf() formats TEXT first. */
 void meters_wrap(const char *label, const char *text);
 void meters_wrapf(const char *label, const char *fmt, ...) PMON_PRINTF(2, 3);
+
+/* S escaped for a terminal (base/tty.h: a driver's message, a device's
+ * name, a path may hold control characters): S itself when it needs
+ * nothing, else one of a few buffers of the calling thread, used in turn
+ * (four: a printf() may take up to four), cut with "..." past 1024 bytes
+ * of S.  meters_wrap() escapes its words itself. */
+const char *meters_tty(const char *s);
 
 /* Whether the message MSG contains WHAT. */
 int meters_has(const char *msg, const char *what);

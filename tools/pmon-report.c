@@ -320,28 +320,30 @@ int main(int argc, char **argv) {
       continue;
     }
     if (many && opt.output == OUT_TEXT)
-      printf("%s== %s ==\n", shown ? "\n" : "", name);
+      printf("%s== %s ==\n", shown ? "\n" : "", report_tty(name));
     else if (many && opt.output == OUT_CSV)
-      printf("# file %s\n", name);
+      printf("# file %s\n", report_tty(name));
     if (opt.output == OUT_JSON)
       status |= print_json(stdout, &r, name) ? 1 : 0;
     else if (opt.output == OUT_CSV) {
       report_csv(stdout, &r, opt.sections);
       /* The tables stay machine-readable; the reason goes beside them. */
       if ((opt.asked & SEC_IO) && !r.has_io)
-        fprintf(stderr, PROG ": %s: no MPI-IO calls recorded: %s%s\n", name,
+        fprintf(stderr, PROG ": %s: no MPI-IO calls recorded: %s%s\n",
+                report_tty(name),
                 report_no_io_reason(&r),
                 r.job.mpi == 0 ? "" : " (pmon-run(1), pmon-mpiio(7))");
       if ((opt.asked & SEC_COMM) && !r.has_comm)
         fprintf(stderr, PROG ": %s: no communication calls recorded: %s\n",
-                name, report_no_comm_reason(&r));
+                report_tty(name), report_no_comm_reason(&r));
       if ((opt.asked & SEC_TIMELINE) && r.timelines == 0)
-        fprintf(stderr, PROG ": %s: timeline %s\n", name,
+        fprintf(stderr, PROG ": %s: timeline %s\n", report_tty(name),
                 report_no_timeline(&r, NULL, why));
     } else
       report_text(stdout, &r, opt.sections, opt.asked);
     shown++;
     report_free(&r);
+    report_tty_release();
   }
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, PROG ": standard output: write error: %s\n",

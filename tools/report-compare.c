@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "tty.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -179,8 +180,6 @@ struct compare {
 
 /* ---- Small pieces ------------------------------------------------------ */
 
-/* A copy of s (NULL for NULL) whose control characters are '?', so that a
- * name from a report cannot break a line or a table. */
 /* The group of a run for --by=cpu_freq when it has no such tag: the
  * frequency its job asked for (job.cpu_freq_req), else the mean clock of
  * its nodes' CPUs to 100 MHz ("2400 MHz"); NULL when neither is known. */
@@ -202,17 +201,18 @@ static const char *cpu_freq_key(const struct report *r, char *buf,
   return buf;
 }
 
+/* A copy of s (NULL for NULL) escaped for a terminal (base/tty.h), so that
+ * a name from a report cannot break a line or a table, nor reach the
+ * terminal as a control sequence.  Names are compared in that form, and
+ * written so in every output of compare, CSV and JSON included. */
 static char *clean_copy(const char *s) {
   char *d;
   if (s == NULL)
     return NULL;
-  if ((d = strdup(s)) == NULL) {
+  if ((d = pmon__tty_dup(s)) == NULL) {
     fputs(PROG ": out of memory\n", stderr);
     exit(1);
   }
-  for (char *p = d; *p; p++)
-    if ((unsigned char)*p < 0x20 || *p == 0x7F)
-      *p = '?';
   return d;
 }
 

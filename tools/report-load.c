@@ -18,10 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "report.h"
+#include "tty.h"
 
 /* Where a check failed: "<what>: <why>", filled by the failing check. */
 struct reader {
@@ -37,20 +39,65 @@ void *report_xcalloc(size_t n, size_t sz) {
   return p;
 }
 
+/* The copies report_tty() made, until report_tty_release(). */
+static struct {
+  char **v;
+  size_t n, cap;
+} ttys;
+
+const char *report_tty(const char *s) {
+  char *d;
+
+  if (s == NULL || pmon__tty_safe(s))
+    return s;
+  if (ttys.n == ttys.cap) {
+    ttys.cap = ttys.cap ? 2 * ttys.cap : 16;
+    ttys.v = realloc(ttys.v, ttys.cap * sizeof *ttys.v);
+  }
+  if (ttys.v == NULL || (d = pmon__tty_dup(s)) == NULL) {
+    fputs(PROG ": out of memory\n", stderr);
+    exit(1);
+  }
+  return ttys.v[ttys.n++] = d;
+}
+
+void report_tty_release(void) {
+  for (size_t i = 0; i < ttys.n; i++)
+    free(ttys.v[i]);
+  free(ttys.v);
+  memset(&ttys, 0, sizeof ttys);
+}
+
+/* "WHO: " and the line FMT makes, escaped for a terminal, on stderr. */
+static void say(const char *who, const char *fmt, va_list ap) {
+  char small[512], *line = small, *tty;
+  va_list again;
+  int n;
+
+  va_copy(again, ap);
+  if ((n = vsnprintf(small, sizeof small, fmt, ap)) < 0)
+    small[0] = '\0';
+  if (n >= (int)sizeof small && (line = malloc((size_t)n + 1)) != NULL)
+    vsnprintf(line, (size_t)n + 1, fmt, again);
+  va_end(again);
+  tty = pmon__tty_dup(line ? line : small);
+  fflush(stdout);
+  fprintf(stderr, "%s: %s\n", who, tty ? tty : "(out of memory)");
+  free(tty);
+  if (line != small)
+    free(line);
+}
+
 int report_say(int status, const char *who, const char *fmt, ...) {
   va_list ap;
-  fflush(stdout);
-  fprintf(stderr, "%s: ", who);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  say(who, fmt, ap);
   va_end(ap);
-  putc('\n', stderr);
   return status;
 }
 
 void report_file_error(const char *name, const char *msg) {
-  fflush(stdout);
-  fprintf(stderr, PROG ": %s: %s\n", name, msg);
+  report_say(0, PROG, "%s: %s", name, msg);
 }
 
 /* Records the message of a failed check and returns -1. */
@@ -882,8 +929,9 @@ int report_check(json_t *root, char *why, size_t size) {
   return rc ? -1 : 0;
 }
 
-int report_open(const char *path, const char *name, struct report *r) {
-  FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+/* Reads the report from FP (closed unless it is stdin) into *r, as
+ * report_open() does; FP NULL is a failed open, errno telling why. */
+static int read_report(FILE *fp, const char *name, struct report *r) {
   struct reader rd = {{0}};
   json_error_t jerr;
   int err;
@@ -909,5 +957,21 @@ int report_open(const char *path, const char *name, struct report *r) {
     return -1;
   }
   return 0;
+}
+
+int report_open(const char *path, const char *name, struct report *r) {
+  return read_report(strcmp(path, "-") == 0 ? stdin : fopen(path, "rb"),
+                     name, r);
+}
+
+int report_open_fd(int fd, const char *name, struct report *r) {
+  FILE *fp = fdopen(fd, "rb");
+
+  if (fp == NULL) {
+    int e = errno;
+    close(fd);
+    errno = e;
+  }
+  return read_report(fp, name, r);
 }
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "report.h"
 #include "expo.h"
@@ -36,8 +37,8 @@ static const char *const usage =
   "\n"
   "  --regions N   name at most N regions per node, the rest summed as\n"
   "                \"(other)\" (default 32, as PMON_METRICS_REGIONS)\n"
-  "  -o FILE       write FILE whole (a new file renamed over it), not\n"
-  "                standard output\n"
+  "  -o FILE       write FILE whole (a new file renamed over it, mode\n"
+  "                0644 whatever the umask), not standard output\n"
   "  -h, --help    print this help\n";
 
 static double num(json_t *o, const char *key)
@@ -155,7 +156,14 @@ int report_metrics(int argc, char **argv)
              (size_t)max, &x[i]);
   if ((fp = report_out_open(&ro, out)) == NULL)
     ok = 0;
-  else {
+  else if (fp != stdout && fchmod(fileno(fp), 0644) != 0) {
+    /* node_exporter runs as its own user: the file is for all to read,
+     * whatever the umask, as the library's own (lib/metrics.c). */
+    complain(1, "%s: cannot make it readable by all: %s", out,
+             strerror(errno));
+    ok = 0;
+    report_out_close(&ro, 0);
+  } else {
     ok = pmon__expo_write(fp, x, r.nnodes) == 0;
     ok = report_out_close(&ro, ok) == 0 && ok;
   }

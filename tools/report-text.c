@@ -247,14 +247,15 @@ static const struct column stat_cols[] = {
 };
 
 /* Returns the text of column c of row, written into buf or borrowed from
- * the report; NULL when the figure or string is null or absent. */
+ * the report (a string escaped for a terminal, report_tty(), in text and
+ * in CSV alike); NULL when the figure or string is null or absent. */
 static const char *cell_text(const struct column *c, const void *row, int csv,
                              char buf[CELL_MAX]) {
   const char *p = (const char *)row + c->off;
   double v;
 
   if (c->cell == C_STR)
-    return *(const char *const *)(const void *)p;
+    return report_tty(*(const char *const *)(const void *)p);
   if (c->cell == C_BOOL) {
     int b = *(const int *)(const void *)p;
     return b < 0 ? NULL : b ? "true" : "false";
@@ -514,7 +515,7 @@ static void print_estimated(FILE *out, const struct report *r) {
     const struct meter *m = &r->meters[i];
     const char *id = m->spec ? m->spec : m->driver;
     if (m->estimated > 0 && id != NULL)
-      fprintf(out, "%s'%s'", named++ ? ", " : " (meter ", id);
+      fprintf(out, "%s'%s'", named++ ? ", " : " (meter ", report_tty(id));
   }
   fputs(named ? "), not measured\n" : ", not measured\n", out);
 }
@@ -525,9 +526,9 @@ static void print_meter(FILE *out, const struct report *r, size_t i) {
   const char *id = m->spec ? m->spec : m->driver;
   size_t n = 0;
 
-  fprintf(out, "%-12s%s", "meter:", id ? id : "-");
+  fprintf(out, "%-12s%s", "meter:", id ? report_tty(id) : "-");
   if (m->kind || !isnan(m->interval_s)) {
-    fprintf(out, " (%s", m->kind ? m->kind : "");
+    fprintf(out, " (%s", m->kind ? report_tty(m->kind) : "");
     if (!isnan(m->interval_s))
       fprintf(out, "%severy %g s", m->kind ? ", " : "", m->interval_s);
     putc(')', out);
@@ -535,7 +536,8 @@ static void print_meter(FILE *out, const struct report *r, size_t i) {
   for (size_t c = 0; c < r->nchannels; c++) {
     const struct channel *ch = &r->channels[c];
     if (ch->meter == i)
-      fprintf(out, "%s%s%s", n++ ? ", " : ": ", ch->name ? ch->name : "-",
+      fprintf(out, "%s%s%s", n++ ? ", " : ": ",
+              ch->name ? report_tty(ch->name) : "-",
               ch->total > 0 ? " (total)" : "");
   }
   putc('\n', out);
@@ -574,27 +576,28 @@ static void print_cpu_clock(FILE *out, const struct report *r) {
   fprintf(out, "%-12s", "cpu clock:");
   if (n > 0)
     fprintf(out, "%.0f MHz mean (%.0f to %.0f)%s%s", sum / (double)n, lo, hi,
-            gov ? ", governor " : "", gov ? gov : "");
+            gov ? ", governor " : "", gov ? report_tty(gov) : "");
   else
     fputs("not read", out);
   if (n > 0 && n < r->nnodes)
     fprintf(out, ", on %zu of %zu nodes", n, r->nnodes);
   if (r->job.cpu_freq_req != NULL)
-    fprintf(out, "; requested %s (SLURM_CPU_FREQ_REQ)", r->job.cpu_freq_req);
+    fprintf(out, "; requested %s (SLURM_CPU_FREQ_REQ)",
+            report_tty(r->job.cpu_freq_req));
   putc('\n', out);
 }
 
 static void print_summary(FILE *out, const struct report *r) {
   char buf[CELL_MAX];
 
-  fprintf(out, "%-12s%s", "job:", r->job.id ? r->job.id : "-");
+  fprintf(out, "%-12s%s", "job:", r->job.id ? report_tty(r->job.id) : "-");
   fprintf(out, r->job.id_source ? " (%s)\n" : "%s\n",
-          r->job.id_source ? r->job.id_source : "");
+          r->job.id_source ? report_tty(r->job.id_source) : "");
   print_line(out, "ranks:", count_text(buf, r->job.ranks),
              r->job.mpi == 0 ? " (without MPI)" : "");
   print_line(out, "nodes:", count_text(buf, r->job.nodes), "");
-  print_line(out, "start:", r->job.start, "");
-  print_line(out, "end:", r->job.end, "");
+  print_line(out, "start:", report_tty(r->job.start), "");
+  print_line(out, "end:", report_tty(r->job.end), "");
   fprintf(out, "%-12s", "wall time:");
   print_duration(out, r->job.wall_s);
   fprintf(out, "\n%-12s", "energy:");
@@ -603,7 +606,7 @@ static void print_summary(FILE *out, const struct report *r) {
   print_derived(out, r->power_w, r->energy_j, r->energy_err_j, "W");
   fputs(isnan(r->power_w) ? "\n" : " average\n", out);
   if (r->covers != NULL)
-    fprintf(out, "%-12s%s%s\n", "covers:", r->covers,
+    fprintf(out, "%-12s%s%s\n", "covers:", report_tty(r->covers),
             strcmp(r->covers, "node") == 0 ? " (whole nodes)"
                                            : " only, not the whole nodes");
   if (r->estimated > 0)
@@ -617,7 +620,8 @@ static void print_summary(FILE *out, const struct report *r) {
   for (size_t i = 0; i < r->nmeters; i++)
     print_meter(out, r, i);
   fprintf(out, "%-12sversion %lld, written by pmon %s\n\n", "format:",
-          r->version, r->pmon_version ? r->pmon_version : "-");
+          r->version,
+          r->pmon_version ? report_tty(r->pmon_version) : "-");
   TEXT_TABLE(out, stat_cols, r->stats, 2);
 }
 
@@ -809,8 +813,9 @@ static void print_slices(FILE *out, const struct report *r) {
   CSV_TABLE(out, "timeline", tlslice_cols, (const struct tlslice *)NULL, 0);
   for (size_t i = 0; i < r->nnodes; i++) {
     const struct timeline *t = &r->nodes[i].tl;
+    const char *name = report_tty(r->nodes[i].name); /* once a node */
     for (size_t j = 0; j < t->n; j++) {
-      struct tlslice row = {r->nodes[i].name, t->t_s[j],
+      struct tlslice row = {name, t->t_s[j],
                             t->power_w[j],  t->energy_j[j],
                             t->energy_err_j[j], t->cpu_util[j],
                             t->cpu_mhz[j]};
@@ -840,7 +845,7 @@ static void print_incomplete(FILE *out, const struct report *r) {
   if (json_is_number(known))
     fprintf(out, ", measured up to %.1f s", json_number_value(known));
   fprintf(out, "\n%-12snot recovered: %s\n", "",
-          what ? what : "(not said)");
+          what ? report_tty(what) : "(not said)");
   if (n == 0)
     return;
   fprintf(out, "%-12s%zu node%s missing, kept out of the sums:", "", n,
@@ -849,7 +854,7 @@ static void print_incomplete(FILE *out, const struct report *r) {
     const char *s = json_string_value(m);
     if (s == NULL || named == 8)
       continue;
-    fprintf(out, " %s", s);
+    fprintf(out, " %s", report_tty(s));
     named++;
   }
   fputs(named < n ? " ...\n" : "\n", out);
@@ -893,7 +898,7 @@ void report_text(FILE *out, const struct report *r, unsigned sections,
       if (sorted[i].unclosed > 0)
         fprintf(out, "note: region '%s' was still open %s %.0f time(s) "
                 "and was closed there\n",
-                sorted[i].name ? sorted[i].name : "-",
+                sorted[i].name ? report_tty(sorted[i].name) : "-",
                 r->complete == 0 ? "when the job was last known"
                                  : "at finalize",
                 sorted[i].unclosed);
@@ -909,7 +914,7 @@ void report_text(FILE *out, const struct report *r, unsigned sections,
       if (sorted[i].coverage < 0.995) /* false for NAN */
         fprintf(out, "note: region '%s' was measured over %.0f%% of its "
                 "time: its energy covers that share only\n",
-                sorted[i].name ? sorted[i].name : "-",
+                sorted[i].name ? report_tty(sorted[i].name) : "-",
                 100 * sorted[i].coverage);
     free(sorted);
     gap = "\n";

@@ -53,14 +53,17 @@
 #define EVENTS_SHOWN 5
 #define STALL_INTERVALS 3 /* the spool not moving this long: stopped */
 #define SPARK_COL 70      /* where a node's line has its sparkline */
+/* The largest spool file read, at every refresh: a node's spool is
+ * kilobytes to a few MiB (rebuild reads up to 256 MiB, once). */
+#define WATCH_SPOOL_MAX (64L << 20)
 
 static const char *const usage =
   "usage: " PROG " watch [--job ID] [--interval S] [SPOOLDIR | REPORT]\n"
   "Show a running job from its spool, refreshed at the spool's interval:\n"
   "per node its power, energy so far and a sparkline; the regions so far;\n"
   "the MPI-IO so far; the events.  SPOOLDIR is a job's pmon-spool-ID\n"
-  "directory or one that holds such directories (the newest job is\n"
-  "watched, or --job ID); REPORT is the report the job will write (its\n"
+  "directory or one that holds such directories (the newest of your own\n"
+  "is watched, or --job ID); REPORT is the report the job will write (its\n"
   "spool is looked for beside it).  Default: the current directory.\n"
   "When the job ends, prints the report's summary and exits 0.\n"
   "\n"
@@ -101,6 +104,8 @@ static struct {
   double written_max; /* the largest written_s seen */
   int tty, utf8;
   int rows, cols; /* the terminal's size; 0 when unknown or not one */
+  int refused;    /* a file refused (one line said): exit status 1 */
+  size_t others;  /* spool directories of other users left out */
 } w;
 
 static double now_s(void)
@@ -134,17 +139,59 @@ static double num(json_t *o, const char *key)
   return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* A file as JSON: a regular file to read, not through a link. */
-static json_t *load(const char *path)
+/* Opens PATH to read without blocking (a FIFO with no writer) and not
+ * through a link: a regular file of at most MAX bytes (0: any size).
+ * The descriptor; -1 when it is not there, or, unless QUIET, after one
+ * line naming it and with w.refused set, when it is something else (a
+ * link, a FIFO, a device, a directory) or larger. */
+static int open_regular(const char *path, off_t max, int quiet)
 {
-  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+                        O_CLOEXEC);
   struct stat st;
-  json_t *doc = NULL;
+  const char *what = NULL;
+
+  if (fd < 0) {
+    if (errno == ELOOP)
+      what = "a symbolic link, not followed";
+    else if (errno != ENOENT)
+      what = strerror(errno);
+  } else if (fstat(fd, &st) != 0)
+    what = strerror(errno);
+  else if (S_ISFIFO(st.st_mode))
+    what = "a FIFO, not a regular file";
+  else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+    what = "a device, not a regular file";
+  else if (!S_ISREG(st.st_mode))
+    what = "not a regular file";
+  else if (max > 0 && st.st_size > max) {
+    if (!quiet)
+      complain(1, "%s: %lld bytes, larger than the %ld MiB watch reads: "
+               "refused", path, (long long)st.st_size, (long)(max >> 20));
+    w.refused |= !quiet;
+    close(fd);
+    return -1;
+  }
+  if (what == NULL)
+    return fd;
+  if (!quiet)
+    complain(1, "%s: %s: refused", path, what);
+  w.refused |= !quiet;
+  if (fd >= 0)
+    close(fd);
+  return -1;
+}
+
+/* A file as JSON: a regular file of at most MAX bytes (0: any), as
+ * open_regular() opens it. */
+static json_t *load(const char *path, off_t max, int quiet)
+{
+  int fd = open_regular(path, max, quiet);
+  json_t *doc;
 
   if (fd < 0)
     return NULL;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-    doc = json_loadfd(fd, 0, NULL);
+  doc = json_loadfd(fd, 0, NULL);
   close(fd);
   return doc;
 }
@@ -152,7 +199,7 @@ static json_t *load(const char *path)
 /* A spool file: JSON with a node record. */
 static json_t *load_spool(const char *path)
 {
-  json_t *doc = load(path);
+  json_t *doc = load(path, WATCH_SPOOL_MAX, 0);
 
   if (doc != NULL && !json_is_object(json_object_get(doc, "node"))) {
     json_decref(doc);
@@ -234,7 +281,7 @@ static int report_done(void)
   json_t *doc;
   int done;
 
-  if (path == NULL || (doc = load(path)) == NULL)
+  if (path == NULL || (doc = load(path, 0, 1)) == NULL)
     return 0;
   done = w.id[0] != '\0' &&
          json_object_get(doc, "format") != NULL &&
@@ -265,7 +312,10 @@ static void job_of(const char *dir)
 }
 
 /* Finds the job's spool directory under w.base: the one named for
- * --job, or whose report is w.report, or the newest.  0, or -1. */
+ * --job, or whose report is w.report, or the newest; among the caller's
+ * own only (its owner the effective user, root's for root): a spool
+ * directory of another user, planted in a shared directory, is watched
+ * only when named itself.  Counts those left out in w.others.  0, or -1. */
 static int find_dir(void)
 {
   DIR *d;
@@ -278,6 +328,7 @@ static int find_dir(void)
   }
   if ((d = opendir(w.base)) == NULL)
     return -1;
+  w.others = 0;
   while ((e = readdir(d)) != NULL) {
     char path[PATH_MAX];
     struct stat st;
@@ -287,6 +338,10 @@ static int find_dir(void)
           sizeof path ||
         lstat(path, &st) != 0 || !S_ISDIR(st.st_mode))
       continue;
+    if (st.st_uid != geteuid()) {
+      w.others++;
+      continue;
+    }
     if (w.job != NULL && strcmp(e->d_name + 11, w.job) != 0)
       continue;
     if (w.report != NULL) {
@@ -511,7 +566,8 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
     }
 
   fprintf(out, "pmon job %s: %zu of %lld node%s, %lld rank%s, running %s\n",
-          w.id, n, json_integer_value(json_object_get(job, "nodes")),
+          report_tty(w.id), n,
+          json_integer_value(json_object_get(job, "nodes")),
           json_integer_value(json_object_get(job, "nodes")) == 1 ? "" : "s",
           json_integer_value(json_object_get(job, "ranks")),
           json_integer_value(json_object_get(job, "ranks")) == 1 ? "" : "s",
@@ -536,7 +592,8 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
       k = w.cols > SPARK_COL ? (size_t)(w.cols - SPARK_COL) : 0;
     k = k < x->nhist ? k : x->nhist;
     spark(x->hist + x->nhist - k, k, line, sizeof line);
-    fprintf(out, "%-16.16s %10s %10s %22s %5.1f%%  %s\n", x->name,
+    fprintf(out, "%-16.16s %10s %10s %22s %5.1f%%  %s\n",
+            report_tty(x->name),
             fmt(a, x->power_now, "W"),
             fmt(b, x->wall_s > 0 ? x->energy_j / x->wall_s : NAN, "W"), e,
             isnan(x->coverage) ? 0 : 100 * x->coverage, line);
@@ -550,7 +607,7 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
   if (nreg)
     fprintf(out, "%-28s %12s %10s %10s\n", "region", "energy", "time", "calls");
   for (size_t i = 0; i < nreg && i < REGIONS_SHOWN; i++)
-    fprintf(out, "%-28.28s %12s %10s %10.0f\n", reg[i].name,
+    fprintf(out, "%-28.28s %12s %10s %10.0f\n", report_tty(reg[i].name),
             fmt(a, reg[i].energy_j, "J"), dur(b, reg[i].time_s), reg[i].count);
   if (nreg > REGIONS_SHOWN)
     fprintf(out, "... and %zu more regions\n", nreg - REGIONS_SHOWN);
@@ -572,10 +629,12 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
   fprintf(out, "\nevents%s\n", nev ? ":" : ": none");
   for (size_t i = nev > EVENTS_SHOWN ? nev - EVENTS_SHOWN : 0; i < nev; i++)
     fprintf(out, "  %8.3f s  %-12s %-12s %s\n", ev[i].t_s,
-            ev[i].node ? ev[i].node : "?", ev[i].type ? ev[i].type : "?",
-            ev[i].detail ? ev[i].detail : "");
+            ev[i].node ? report_tty(ev[i].node) : "?",
+            ev[i].type ? report_tty(ev[i].type) : "?",
+            ev[i].detail ? report_tty(ev[i].detail) : "");
   /* The refresh first: a narrow terminal cuts the (long) path. */
-  fprintf(out, "\nnext refresh in %.1f s; spool %s\n", next_s, w.dir);
+  fprintf(out, "\nnext refresh in %.1f s; spool %s\n", next_s,
+          report_tty(w.dir));
   free(reg);
   free(ev);
 }
@@ -624,16 +683,18 @@ static int ended(void)
 {
   struct report r;
   const char *path = w.report_path[0] ? w.report_path : w.report;
+  int fd = path != NULL ? open_regular(path, 0, 0) : -1;
 
-  if (path != NULL && access(path, R_OK) == 0 &&
-      report_open(path, path, &r) == 0) {
-    printf("the job has ended: its report %s\n\n", path);
+  if (fd >= 0 && report_open_fd(fd, path, &r) == 0) {
+    printf("the job has ended: its report %s\n\n", report_tty(path));
     report_text(stdout, &r, SEC_SUMMARY | SEC_NODES | SEC_REGIONS, 0);
     report_free(&r);
     return 0;
   }
+  if (w.refused)
+    return 1;
   printf("the job's spool is gone%s%s%s\n", path ? ", and its report " : "",
-         path ? path : "", path ? " cannot be read" : "");
+         path ? report_tty(path) : "", path ? " cannot be read" : "");
   return 0;
 }
 
@@ -702,17 +763,28 @@ int report_watch(int argc, char **argv)
 
     if (w.dir[0] == '\0') {
       if (find_dir() != 0) {
+        if (w.refused)
+          return 1;
         if (first)
-          printf("waiting for a job's spool in %s%s%s\n", w.base,
-                 w.job ? " named " : "", w.job ? w.job : "");
+          printf("waiting for a job's spool in %s%s%s%s\n",
+                 report_tty(w.base), w.job ? " named " : "",
+                 w.job ? report_tty(w.job) : "",
+                 w.others ? " (other users' spools left out: name the "
+                            "directory of one to watch it)" : "");
         first = 0;
         fflush(stdout);
         sleep(1);
         continue;
       }
       job_of(w.dir);
+      if (w.refused)
+        return 1;
     }
     v = load_dir(w.dir, &n);
+    if (w.refused) {
+      free_docs(v, n);
+      return 1;
+    }
     if (n == 0 || report_done()) { /* PMON_KEEP_SPOOL keeps the spool */
       free_docs(v, n);
       return ended();
@@ -758,6 +830,7 @@ int report_watch(int argc, char **argv)
     free(screen);
     free(fitted);
     free_docs(v, n);
+    report_tty_release();
     first = 0;
     if (now_s() - w.last_move > STALL_INTERVALS * w.interval_s + 2) {
       printf("\nthe spool has not moved for %.0f s: the job was killed or "

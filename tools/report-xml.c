@@ -84,6 +84,7 @@ static void put_utf8(FILE *out, uint32_t c) {
 }
 
 void report_csv_field(FILE *out, const char *s) {
+  s = report_tty(s);
   if (s == NULL || strpbrk(s, ",\"\r\n") == NULL) {
     fputs(s ? s : "", out);
     return;

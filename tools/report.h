@@ -228,19 +228,31 @@ struct report {
 void *report_xcalloc(size_t n, size_t sz);
 
 /* Prints "WHO: MSG" as one line on stderr, after whatever stdout holds
- * (WHO is "pmon-report: compare" and the like); returns status, for
- * "return report_say(1, ...)". */
+ * (WHO is "pmon-report: compare" and the like), MSG escaped for a
+ * terminal (base/tty.h: it may quote a file's name or bytes); returns
+ * status, for "return report_say(1, ...)". */
 int report_say(int status, const char *who, const char *fmt, ...)
   PRINTF_LIKE(3, 4);
 
-/* Prints "pmon-report: NAME: MSG" on stderr, after whatever stdout holds so
- * that the two streams stay in order on one terminal. */
+/* Prints "pmon-report: NAME: MSG" on stderr, as report_say() does. */
 void report_file_error(const char *name, const char *msg);
+
+/* S as text for a terminal (base/tty.h: control characters and invalid
+ * UTF-8 escaped): S itself when it needs nothing (NULL for NULL), else a
+ * copy kept until report_tty_release().  Every text output passes the
+ * strings it did not write itself through it, and measures them after. */
+const char *report_tty(const char *s);
+
+/* Frees the copies report_tty() made; the strings it gave are gone. */
+void report_tty_release(void);
 
 /* Loads and checks the report at path ("-" is standard input; shown as
  * name) into *r, which the caller then releases with report_free().
  * Returns 0, or -1 after printing one error line; *r then holds nothing. */
 int report_open(const char *path, const char *name, struct report *r);
+
+/* As report_open(), from the descriptor fd, which it closes. */
+int report_open_fd(int fd, const char *name, struct report *r);
 
 /* Checks the report root as report_open() checks a file, or the record of
  * one node, node (nodes[0] in the messages), with the list of its meters
@@ -295,8 +307,10 @@ int report_by_energy(const void *a, const void *b);
 
 /* ---- report-xml.c ------------------------------------------------------ */
 
-/* Prints s as one CSV field, quoted as RFC 4180 asks when it holds a
- * comma, a double quote or a line break; NULL is an empty field. */
+/* Prints s as one CSV field, escaped for a terminal (report_tty(): a CSV
+ * file is data, but it is often printed; the JSON keeps the exact text),
+ * quoted as RFC 4180 asks when it holds a comma or a double quote; NULL
+ * is an empty field. */
 void report_csv_field(FILE *out, const char *s);
 
 /* The characters of the UTF-8 string s (0 for NULL); an invalid byte counts
