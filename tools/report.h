@@ -157,7 +157,7 @@ struct iosize {
   const char *op;
   double size_min, size_max, calls, bytes, time_s, energy_j, mb_per_j;
   const char *size; /* The bin as text, "64Ki-128Ki", in size_buf. */
-  char size_buf[24];
+  char size_buf[32];
 };
 
 /* The job's MPI-IO figures (the top-level "io" key). */
@@ -180,7 +180,7 @@ struct commrow {
   double size_min, size_max, calls, bytes, time_s, energy_j, energy_err_j;
   double s_per_byte, j_per_byte;
   const char *size;  /* The bin as text, "64Ki-128Ki", in size_buf. */
-  char size_buf[24];
+  char size_buf[32];
 };
 
 /* The job's communication calls (the top-level "comm" key). */
