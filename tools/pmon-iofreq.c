@@ -28,6 +28,7 @@
 #include "pmon.h"
 #include "core.h"
 #include "freqrec.h"
+#include "tty.h"
 
 static void usage(FILE *out)
 {
@@ -35,17 +36,6 @@ static void usage(FILE *out)
                "       pmon-iofreq [-n NODE] epilog JOBID\n"
                "       pmon-iofreq [-n NODE] show\n"
                "       pmon-iofreq -h | -V\n");
-}
-
-/* Writes S with its bytes outside printable ASCII as \xHH: a job's id in
- * a record of a user's may hold anything. */
-static void put_safe(const char *s)
-{
-  for (; *s; s++)
-    if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-      printf("\\x%02x", (unsigned char)*s);
-    else
-      putchar(*s);
 }
 
 /* CPU C is capped by a job of R that is believed, running and in a
@@ -86,9 +76,10 @@ static int show(const struct pmon_freqrec *r, const unsigned *lim, int nlim)
   for (int i = 0; i < r->njobs; i++) {
     const struct pmon_freqrec_job *j = &r->job[i];
 
-    printf("job ");
-    put_safe(j->id);
-    printf(" leader %ld%s cap %u kHz %s\n", j->pid,
+    char id[PMON_TTY_SIZE(sizeof j->id)];
+
+    pmon__tty_escape(id, sizeof id, j->id);
+    printf("job %s leader %ld%s cap %u kHz %s\n", id, j->pid,
            !j->alive      ? " (gone)"
            : !j->believed ? " (not believed: not the record owner's process)"
                           : "",
