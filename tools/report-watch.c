@@ -78,7 +78,8 @@ struct wnode {
   double last_e, last_t; /* at the previous refresh, for power_now */
   double hist[HIST];
   size_t nhist;
-  int seen; /* in this refresh */
+  int seen;      /* in this refresh */
+  int estimated; /* its energy is the estimate's model, not a meter's */
 };
 
 struct wregion {
@@ -101,7 +102,7 @@ static struct {
   struct wnode *nodes;
   size_t nnodes;
   double interval_s, last_move, start_wall;
-  double written_max; /* the largest written_s seen */
+  double written_max; /* the largest written_s seen, -1 before any */
   int tty, utf8;
   int rows, cols; /* the terminal's size; 0 when unknown or not one */
   int refused;    /* a file refused (one line said): exit status 1 */
@@ -254,6 +255,34 @@ static void free_docs(json_t **v, size_t n)
 }
 
 /* Whether DIR holds spool files (by their names). */
+/* The age in seconds of DIR's newest spool file, by the wall clock (its
+ * modification time); 0 when none can be read. */
+static double spool_age(const char *dir)
+{
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  struct timespec now;
+  double newest = 0;
+
+  if (d == NULL)
+    return 0;
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name);
+    struct stat st;
+
+    if (len >= 7 && e->d_name[0] != '.' &&
+        strcmp(e->d_name + len - 6, ".spool") == 0 &&
+        fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        (double)st.st_mtime + st.st_mtim.tv_nsec * 1e-9 > newest)
+      newest = (double)st.st_mtime + st.st_mtim.tv_nsec * 1e-9;
+  }
+  closedir(d);
+  clock_gettime(CLOCK_REALTIME, &now);
+  return newest > 0 && now.tv_sec + now.tv_nsec * 1e-9 > newest
+           ? now.tv_sec + now.tv_nsec * 1e-9 - newest
+           : 0;
+}
+
 static int has_spools(const char *dir)
 {
   DIR *d = opendir(dir);
@@ -413,6 +442,7 @@ static void take_node(json_t *doc)
   n->seen = 1;
   n->energy_j = num(rec, "energy_j");
   n->err_j = num(rec, "energy_err_j");
+  n->estimated = json_is_true(json_object_get(rec, "estimated"));
   n->wall_s = num(rec, "wall_s");
   n->coverage = num(rec, "energy_coverage");
   if (isnan(n->last_t)) {
@@ -500,7 +530,7 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
   size_t nreg = 0, nev = 0, shown = 0;
   double io_r = 0, io_w = 0, io_e = 0, total = 0, total_err = 0, power = 0;
   double comm_c = 0, comm_b = 0;
-  int has_io = 0, has_e = 0, has_comm = 0;
+  int has_io = 0, has_e = 0, has_comm = 0, est = 0, err_unknown = 0;
   char a[CELL_MAX], b[CELL_MAX], c[CELL_MAX], line[HIST * 4 + 1];
   json_t *job = json_object_get(v[0], "job");
   double elapsed = 0;
@@ -561,8 +591,12 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
     if (w.nodes[i].seen && !isnan(w.nodes[i].energy_j)) {
       has_e = 1;
       total += w.nodes[i].energy_j;
+      /* One node's bar unknown (an estimate's): the total's too, never
+       * 0. */
+      err_unknown |= isnan(w.nodes[i].err_j);
       total_err += isnan(w.nodes[i].err_j) ? 0 : w.nodes[i].err_j;
       power += isnan(w.nodes[i].power_now) ? 0 : w.nodes[i].power_now;
+      est |= w.nodes[i].estimated;
     }
 
   fprintf(out, "pmon job %s: %zu of %lld node%s, %lld rank%s, running %s\n",
@@ -573,8 +607,10 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
           json_integer_value(json_object_get(job, "ranks")) == 1 ? "" : "s",
           dur(a, elapsed));
   if (has_e)
-    fprintf(out, "energy so far %s %s %s, power now %s\n", fmt(a, total, "J"),
-            report_pm(), fmt(b, total_err, "J"), fmt(c, power, "W"));
+    fprintf(out, "energy so far %s %s %s, power now %s%s\n",
+            fmt(a, total, "J"), report_pm(),
+            err_unknown ? "?" : fmt(b, total_err, "J"), fmt(c, power, "W"),
+            est ? " (ESTIMATED from CPU use, not measured)" : "");
   fprintf(out, "\n%-16s %10s %10s %22s %6s  %s\n", "node", "power now",
           "mean", "energy so far", "cover", "power, last refreshes");
   for (size_t i = 0; i < w.nnodes; i++) {
@@ -592,11 +628,16 @@ static void draw(FILE *out, json_t **v, size_t n, double next_s)
       k = w.cols > SPARK_COL ? (size_t)(w.cols - SPARK_COL) : 0;
     k = k < x->nhist ? k : x->nhist;
     spark(x->hist + x->nhist - k, k, line, sizeof line);
-    fprintf(out, "%-16.16s %10s %10s %22s %5.1f%%  %s\n",
-            report_tty(x->name),
+    /* The cover is what a meter measured: an estimate's is none. */
+    if (x->estimated)
+      snprintf(c, sizeof c, "%6s", "est.");
+    else
+      snprintf(c, sizeof c, "%5.1f%%",
+               isnan(x->coverage) ? 0 : 100 * x->coverage);
+    fprintf(out, "%-16.16s %10s %10s %22s %s  %s\n", report_tty(x->name),
             fmt(a, x->power_now, "W"),
-            fmt(b, x->wall_s > 0 ? x->energy_j / x->wall_s : NAN, "W"), e,
-            isnan(x->coverage) ? 0 : 100 * x->coverage, line);
+            fmt(b, x->wall_s > 0 ? x->energy_j / x->wall_s : NAN, "W"), e, c,
+            line);
   }
   if (shown > NODES_SHOWN)
     fprintf(out, "... and %zu more nodes\n", shown - NODES_SHOWN);
@@ -753,6 +794,7 @@ int report_watch(int argc, char **argv)
   w.tty = isatty(STDOUT_FILENO);
   w.utf8 = strcmp(report_pm(), "+-") != 0;
   w.last_move = now_s();
+  w.written_max = -1; /* nothing seen yet */
   for (;;) {
     json_t **v;
     size_t n;
@@ -804,8 +846,11 @@ int report_watch(int argc, char **argv)
       take_node(v[i]);
     }
     if (moved > w.written_max) {
+      /* The first time, the spool moved when its files were last
+       * written: one dead for a minute is said so at once, not after
+       * three more intervals of "running". */
+      w.last_move = now_s() - (w.written_max < 0 ? spool_age(w.dir) : 0);
       w.written_max = moved;
-      w.last_move = now_s();
     }
     next = w.interval_s;
     term_size();
