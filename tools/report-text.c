@@ -246,6 +246,43 @@ static const struct column stat_cols[] = {
   COL("stddev", "stddev", struct nodestat, stddev, C_NUM, 1),
 };
 
+/* The job in one row: its energy with its bar, wall time and power (the
+ * one number a user wants), and what they cover.  energy_err_j follows
+ * energy_j (C_ERR). */
+struct jobrow {
+  const char *id, *start, *end, *covers;
+  double ranks, nodes, wall_s, energy_j, energy_err_j, power_w;
+  int estimated, complete;
+};
+
+_Static_assert(offsetof(struct jobrow, energy_err_j) ==
+                 offsetof(struct jobrow, energy_j) + sizeof(double),
+               "C_ERR reads the energy just before its error bar");
+
+static const struct column job_cols[] = {
+  COL(NULL, "job", struct jobrow, id, C_STR, 0),
+  COL(NULL, "ranks", struct jobrow, ranks, C_NUM, 0),
+  COL(NULL, "nodes", struct jobrow, nodes, C_NUM, 0),
+  COL(NULL, "start", struct jobrow, start, C_STR, 0),
+  COL(NULL, "end", struct jobrow, end, C_STR, 0),
+  COL(NULL, "wall_s", struct jobrow, wall_s, C_NUM, 3),
+  COL(NULL, "energy_j", struct jobrow, energy_j, C_NUM, 1),
+  COL(NULL, "energy_err_j", struct jobrow, energy_err_j, C_ERR, 0),
+  COL(NULL, "power_w", struct jobrow, power_w, C_NUM, 1),
+  COL(NULL, "estimated", struct jobrow, estimated, C_BOOL, 0),
+  COL(NULL, "covers", struct jobrow, covers, C_STR, 0),
+  COL(NULL, "complete", struct jobrow, complete, C_BOOL, 0),
+};
+
+static struct jobrow job_row(const struct report *r) {
+  /* complete: false only for a report rebuilt from a spool. */
+  struct jobrow j = {r->job.id,     r->job.start, r->job.end,
+                     r->covers,     r->job.ranks, r->job.nodes,
+                     r->job.wall_s, r->energy_j,  r->energy_err_j,
+                     r->power_w,    r->estimated, r->complete != 0};
+  return j;
+}
+
 /* Returns the text of column c of row, written into buf or borrowed from
  * the report (a string escaped for a terminal, report_tty(), in text and
  * in CSV alike); NULL when the figure or string is null or absent. */
@@ -444,6 +481,29 @@ static void print_energy(FILE *out, double v, double err) {
     fputs(" !", out);
 }
 
+static void print_duration(FILE *out, double s);
+
+/* The job's energy, wall time and power in one line; an estimate says so
+ * in words, and that it has no bar. */
+static void print_total(FILE *out, const struct report *r) {
+  fprintf(out, "%-12s", "total:");
+  if (isnan(r->energy_j))
+    fputs("energy not measured", out);
+  else if (isnan(r->energy_err_j))
+    fprintf(out, "%.1f J", r->energy_j);
+  else
+    fprintf(out, "%.1f %s %.1f J", r->energy_j, report_pm(), r->energy_err_j);
+  fputs(" in ", out);
+  print_duration(out, r->job.wall_s);
+  if (!isnan(r->power_w))
+    fprintf(out, ", %.1f W", r->power_w);
+  if (r->estimated > 0)
+    fputs(" (ESTIMATED, no error bar)", out);
+  else if (!isnan(r->energy_j) && isnan(r->energy_err_j))
+    fputs(" (no error bar in this report)", out);
+  putc('\n', out);
+}
+
 /* Prints a figure V made from energy E (a power, a rate per joule) with
  * the same share of error as E's bar ERR: "259.2 +- 0.3 W"; as
  * print_scaled() when the bar is unknown. */
@@ -517,7 +577,9 @@ static void print_estimated(FILE *out, const struct report *r) {
     if (m->estimated > 0 && id != NULL)
       fprintf(out, "%s'%s'", named++ ? ", " : " (meter ", report_tty(id));
   }
-  fputs(named ? "), not measured\n" : ", not measured\n", out);
+  fputs(named ? "), not measured:\n" : ", not measured:\n", out);
+  fputs("      no error bars ('?' in the +- columns): the model states no "
+        "accuracy\n      (pmon-driver-estimate(7))\n", out);
 }
 
 /* Prints "meter:  SPEC (KIND, every N s): CHANNEL (total), CHANNEL". */
@@ -593,6 +655,7 @@ static void print_summary(FILE *out, const struct report *r) {
   fprintf(out, "%-12s%s", "job:", r->job.id ? report_tty(r->job.id) : "-");
   fprintf(out, r->job.id_source ? " (%s)\n" : "%s\n",
           r->job.id_source ? report_tty(r->job.id_source) : "");
+  print_total(out, r);
   print_line(out, "ranks:", count_text(buf, r->job.ranks),
              r->job.mpi == 0 ? " (without MPI)" : "");
   print_line(out, "nodes:", count_text(buf, r->job.nodes), "");
@@ -601,7 +664,16 @@ static void print_summary(FILE *out, const struct report *r) {
   fprintf(out, "%-12s", "wall time:");
   print_duration(out, r->job.wall_s);
   fprintf(out, "\n%-12s", "energy:");
-  print_energy(out, r->energy_j, r->energy_err_j);
+  if (r->estimated > 0 && isnan(r->energy_err_j) && !isnan(r->energy_j)) {
+    fprintf(out, "%.1f J", r->energy_j);
+    if (fabs(r->energy_j) >= 1000) {
+      fputs(" (", out);
+      print_scaled_only(out, r->energy_j, "J");
+      fputs(")", out);
+    }
+    fputs(", ESTIMATED: no error bar", out);
+  } else
+    print_energy(out, r->energy_j, r->energy_err_j);
   fprintf(out, "\n%-12s", "power:");
   print_derived(out, r->power_w, r->energy_j, r->energy_err_j, "W");
   fputs(isnan(r->power_w) ? "\n" : " average\n", out);
@@ -860,6 +932,25 @@ static void print_incomplete(FILE *out, const struct report *r) {
   fputs(named < n ? " ...\n" : "\n", out);
 }
 
+/* Whether R's region table would look wrong to a reader who multiplies
+ * or adds: a region whose time x power is off its energy by more than
+ * 1 %, or region times that add up to more than the wall time. */
+static int regions_look_odd(const struct report *r) {
+  double sum = 0;
+
+  for (size_t i = 0; i < r->nregions; i++) {
+    const struct region *g = &r->regions[i];
+
+    if (isfinite(g->time_s))
+      sum += g->time_s;
+    if (isfinite(g->energy_j) && isfinite(g->power_w) &&
+        isfinite(g->time_s) &&
+        fabs(g->time_s * g->power_w - g->energy_j) > 0.01 * fabs(g->energy_j))
+      return 1;
+  }
+  return isfinite(r->job.wall_s) && sum > r->job.wall_s * 1.001;
+}
+
 void report_text(FILE *out, const struct report *r, unsigned sections,
                  unsigned asked) {
   const char *gap = "";
@@ -887,7 +978,12 @@ void report_text(FILE *out, const struct report *r, unsigned sections,
     TEXT_TABLE(out, event_cols, r->events, r->nevents);
     gap = "\n";
   }
-  if (sections & SEC_REGIONS) {
+  if ((sections & SEC_REGIONS) && r->nregions == 0 && (asked & SEC_REGIONS)) {
+    fputs(gap, out);
+    fputs("regions:    none marked (pmon_region_begin(3))\n", out);
+    gap = "\n";
+  }
+  if ((sections & SEC_REGIONS) && r->nregions > 0) {
     struct region *sorted = report_xcalloc(r->nregions, sizeof *sorted);
     if (r->nregions > 0)
       memcpy(sorted, r->regions, r->nregions * sizeof *sorted);
@@ -910,6 +1006,13 @@ void report_text(FILE *out, const struct report *r, unsigned sections,
                 100 * ERR_LARGE);
         break;
       }
+    if (regions_look_odd(r))
+      fputs("note: time_s is a region's longest rank's; energy_j each "
+            "node's over the time\n      of the rank that measured it there, "
+            "and power_w that energy over that\n      time: time_s x power_w "
+            "need not be energy_j, and the regions of several\n      ranks, "
+            "or nested, can add up to more than the wall time (pmon(7),\n"
+            "      Regions)\n", out);
     for (size_t i = 0; i < r->nregions; i++)
       if (sorted[i].coverage < 0.995) /* false for NAN */
         fprintf(out, "note: region '%s' was measured over %.0f%% of its "
@@ -946,11 +1049,16 @@ void report_text(FILE *out, const struct report *r, unsigned sections,
   }
 }
 
-/* Prints the nodes, regions (in file order), events, when the report has
- * I/O figures the io, io_nodes and io_files blocks, and when it has
- * timelines the timeline block, that sections selects; the summary has no
- * CSV form. */
+/* Prints the job (the summary's one row), nodes, regions (in file
+ * order), events, when the report has I/O figures the io, io_nodes and
+ * io_files blocks, and when it has timelines the timeline block, that
+ * sections selects. */
 void report_csv(FILE *out, const struct report *r, unsigned sections) {
+  if (sections & SEC_SUMMARY) {
+    struct jobrow j = job_row(r);
+
+    CSV_TABLE(out, "job", job_cols, &j, 1);
+  }
   if (sections & SEC_NODES)
     CSV_TABLE(out, "nodes", node_cols, r->nodes, r->nnodes);
   if (sections & SEC_REGIONS)
