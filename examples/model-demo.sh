@@ -23,9 +23,12 @@
 #  d. the runs of each approach, REPEATS times;
 #  e. pmon-report model validate, with the study's power of dedicated
 #     cores and nodes, then with their measured CPU use (--dedicated-busy);
-#     and pmon-report compare --by approach.
-# Every file is in model-demo/, made afresh each time.  It takes under a
-# minute on a 2-core machine (40 s, most of it the 12 runs).
+#     and pmon-report compare --by approach (its main figures, from its
+#     CSV: the whole table is some 170 columns wide).
+# Every file is in model-demo/, made afresh each time.  It takes about a
+# minute on a 2-core machine (43 to 65 s where other work shared it, most
+# of it the 12 runs).  It prints the model once (calibrate) and every line
+# within 100 columns: compare --by approach's few figures of the model.
 #
 # What to expect: the emulated power of a node is what its ranks use.  A
 # dedicated rank here only copies its messages to the page cache: a dc:1
@@ -144,6 +147,21 @@ chmod +x "$D/rank.sh"
 # run NAME NODES PPN APPROACH TAGS [IOMODES ARGS]: one run, its report
 # NAME.json; prints the kernel's line, then the region "run": its time
 # and each node's power in it.
+# wrap: lines longer than 100 columns cut at a blank, the rest indented.
+wrap() {
+  awk '{
+    line = $0; ind = ""
+    while (length(ind line) > 100) {
+      w = 100 - length(ind)
+      for (cut = w + 1; cut > 20 && substr(line, cut, 1) != " "; cut--) ;
+      if (cut <= 20) break
+      print ind substr(line, 1, cut - 1)
+      line = substr(line, cut + 1); ind = "    "
+    }
+    print ind line
+  }'
+}
+
 run() {
   name=$1 nn=$2 ppn=$3 approach=$4 tags=$5
   shift 5
@@ -170,7 +188,7 @@ run() {
   done
   printf '%-14s %s\n%14s run %.2f s, node power (W):%s\n' "$name" \
     "${line#iomodes: }" "" \
-    "$(tests/jget "$D/$name.json" regions/name=run/time_s)" "$w"
+    "$(tests/jget "$D/$name.json" regions/name=run/time_s)" "$w" | wrap
 }
 
 echo
@@ -184,23 +202,36 @@ done
 run idle-n${NODES}c$CORES $NODES $CORES none \
   "approach=none,idle=yes,cores=$CORES,nodes=$NODES" --idle 3
 
+# model_cmd ARGS: pmon-report model ARGS without the model's own lines
+# (model, T_base, s_cores, s_nodes, P_idle, P_max), which calibrate
+# printed once, above, and within 100 columns: validate's table without
+# its columns nodes and cores (every run here has NODES and CORES); its
+# exit status kept.
+model_cmd() {
+  "$REPORT" model "$@" > "$D/model-cmd.out" 2>&1
+  mc_rc=$?
+  sed -E -e '/^model /,/^P_max /d' -e '/^run( |-)/s/^(.{26}).{12}/\1/' \
+    "$D/model-cmd.out" | wrap
+  return $mc_rc
+}
+
 echo
 echo "== b. calibrate"
 echo "\$ pmon-report model calibrate --region run --idle idle-n${NODES}c$CORES.json -o model.json cal-*.json"
 if ! "$REPORT" model calibrate --region run --idle "$D/idle-n${NODES}c$CORES.json" \
-     -o "$D/model.json" "$D"/cal-*.json; then
+     -o "$D/model.json" "$D"/cal-*.json > "$D/calibrate.out" 2>&1; then
+  cat "$D/calibrate.out"
   echo "model-demo: pmon-report model calibrate failed: no model to go on with" >&2
   exit 1
 fi
+wrap < "$D/calibrate.out"
 
 echo
 echo "== c. predict $NODES nodes x $CORES cores (tp needs --io-time: refused)"
 echo "\$ pmon-report model predict model.json --nodes $NODES --cores $CORES --approach tp,dc:1,dn:1:1"
-"$REPORT" model predict "$D/model.json" --nodes $NODES --cores $CORES \
+model_cmd predict "$D/model.json" --nodes $NODES --cores $CORES \
   --approach tp,dc:1,dn:1:1 ||
-  echo "model-demo: (exit status $?: predict refused, as expected for tp)"
-"$REPORT" model predict "$D/model.json" --nodes $NODES --cores $CORES \
-  --approach dc:1,dn:1:1
+  echo "model-demo: (exit status $?: tp refused, as expected; the others ranked)"
 
 echo
 echo "== d. the approaches on $NODES nodes x $CORES cores, $REPEATS runs each"
@@ -218,13 +249,13 @@ io=$(for r in $(seq "$REPEATS"); do
      done | awk '{ s += $1 } END { printf "%.3f", s / NR }')
 echo
 echo "\$ pmon-report model predict model.json --nodes $NODES --cores $CORES --approach tp,dc:1,dn:1:1 --io-time $io"
-"$REPORT" model predict "$D/model.json" --nodes $NODES --cores $CORES \
+model_cmd predict "$D/model.json" --nodes $NODES --cores $CORES \
   --approach tp,dc:1,dn:1:1 --io-time "$io"
 
 echo
 echo "== e. validate, compare"
-echo "\$ pmon-report model validate --region run model.json run-*.json"
-"$REPORT" model validate --region run "$D/model.json" "$D"/run-*.json
+echo "\$ pmon-report model validate --region run model.json run-*.json   (all at $NODES x $CORES)"
+model_cmd validate --region run "$D/model.json" "$D"/run-*.json
 # The dedicated ranks' own CPU use, as iomodes measured it in the dc and
 # dn runs: the model's generalisation takes it for the power of dedicated
 # cores and nodes rather than the study's P_max and (P_idle + P_max) / 2.
@@ -234,10 +265,30 @@ busy=$(cat "$D"/run-dc*.out "$D"/run-dn*.out |
 if [ -n "$busy" ]; then
   echo
   echo "\$ pmon-report model validate --region run --dedicated-busy $busy model.json run-*.json"
-  "$REPORT" model validate --region run --dedicated-busy "$busy" \
+  model_cmd validate --region run --dedicated-busy "$busy" \
     "$D/model.json" "$D"/run-*.json
 fi
-echo "\$ pmon-report compare --by approach run-*.json"
-"$REPORT" compare --by approach "$D"/run-*.json
+# compare --by approach prints some 25 figures for each approach, 170
+# columns wide; its CSV gives here the few that the model is about.
+echo
+echo "\$ pmon-report compare --by approach --csv run-*.json   (its main figures)"
+"$REPORT" compare --by approach --csv "$D"/run-*.json | awk -F, '
+  NR > 1 && $3 == "" {
+    if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
+    v[$1, $2] = $4; r[$1, $2] = $5; e[$1, $2] = $9; c[$1, $2] = $7; sig[$1, $2] = $10
+  }
+  END {
+    printf "%-8s %4s %7s %20s %6s %8s %12s\n", "approach", "runs", "wall_s",
+      "energy_j", "ratio", "power_w", "io_energy_j"
+    for (i = 1; i <= n; i++) {
+      g = order[i]
+      printf "%-8s %4d %7.3f %11.1f +- %5.1f %6.3f %8.1f %12.1f%s\n", g, c[g, "energy_j"],
+        v[g, "wall_s"], v[g, "energy_j"], e[g, "energy_j"], r[g, "energy_j"],
+        v[g, "power_w"], v[g, "io_energy_j"],
+        sig[g, "energy_j"] == "true" ? "  significant" : ""
+    }
+    print "+-: the mean'"'"'s 95 % Student-t interval plus the mean of the runs'"'"' bars;"
+    print "ratio: to " order[1] "; a difference within the two bars is not significant"
+  }'
 echo
 echo "model-demo: the reports and the model are in $D"

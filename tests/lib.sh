@@ -45,6 +45,19 @@ kill_own() {
   for ko in $(own_pids "$2" "$3"); do kill -"$1" "$ko" 2>/dev/null; done
 }
 
+# readme_block NAME: the fenced block of README.md that follows the line
+# "<!-- readme.test: NAME -->" (blank lines may come between), as it is
+# written there; nothing when there is none.  tests/readme.test and
+# tests/slurm.test run the README's commands so.
+readme_block() {
+  awk -v m="<!-- readme.test: $1 -->" '
+    $0 == m { want = 1; next }
+    want == 1 && /^```/ { want = 2; next }
+    want == 1 && NF { exit }
+    want == 2 && /^```/ { exit }
+    want == 2 { print }' "$srcdir/README.md"
+}
+
 skip() { echo "SKIP: $*"; exit 77; }
 # need_driver NAME: skip unless configure built the optional driver NAME.
 need_driver() {
