@@ -68,6 +68,7 @@ static const struct column node_cols[] = {
   COL("total_from", "total_from", struct node, total_from, C_STR, 0),
   COL("events", "events", struct node, nevents, C_NUM, 0),
   COL(NULL, "energy_err_j", struct node, energy_err_j, C_ERR, 0),
+  COL(NULL, "estimated", struct node, estimated, C_BOOL, 0),
 };
 
 static const struct column region_cols[] = {
