@@ -74,6 +74,16 @@ struct rmeter {
                                   boundaries */
   float p_in, p_c;  /* when its pairs began and ended in it (s0 = 0),
                        their time (|s1|) and the rest of their bound */
+  /* The step at a boundary (step_mend()), for the resolved bucket whose
+   * bound waits for the power after it: what it needs to mend its
+   * interpolation (the mends go into the energies, e[]). */
+  float lean;       /* what the mends not made would have moved: the
+                       part of the error that may lean one way */
+  float q_a;        /* one boundary: its sign; a pair: the time outside
+                       it, signed as s1 */
+  float q_x;        /* what to mend: NAN nothing; one boundary at x
+                       (0 to 1) of the interval j-1..j, x + 2 when the
+                       bucket spans j-2..j; -1 a pair in j-1..j */
 };
 
 struct region {
@@ -481,20 +491,128 @@ static void widen(struct rmeter *b, double p)
   b->p_hi = p > b->p_hi ? (float)p : b->p_hi;
 }
 
+/* R's energy of meter M's first channel in the node total, where the
+ * mends of steps go (only the node total's sum is a region's figure);
+ * a scratch double for a meter with none. */
+static double *total_channel(struct region *r, int m)
+{
+  static _Thread_local double none;
+  unsigned mask = (unsigned)pmon__g.sh->total_mask[m];
+
+  for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
+    if (mask & (1u << c))
+      return e_of(r) + lay.choff[m] + c;
+  return &none;
+}
+
+/*
+ * The step at a boundary (docs/report-format.md, "Steps at boundaries").
+ * Interpolation gives a boundary at tau in an interval of DT seconds
+ * the interval's mean power P over [0, tau]; when the power stepped there,
+ * from the power of the interval before (A) to that of the one after (B),
+ * the truth is tau (P + (1 - x) (A - B)), x = tau / DT: the two powers,
+ * shifted alike so that the interval's energy stays what was measured.
+ * The step is taken as shown when P is where such a step puts it, x A +
+ * (1 - x) B, within a quarter of |A - B| or the counter's resolution over
+ * the interval twice.  A pair that begins and ends in one interval (or a
+ * gap between two pairs) is mended when the power before and after it
+ * agree within that resolution: the time outside it at their mean, the
+ * rest of the interval's energy its own.  A mend is kept within what a
+ * power between the least and the most around it allows.  Returns the
+ * weight of the power's range in the bound of the bucket's boundary (the
+ * worst case of a mended one: the range times DT min(x, 1 - x), plus
+ * the stamps), or -1 to keep interpolation's.  A mend goes into
+ * *E_TOTAL, the region's energy of a channel of the node total; what a
+ * mend not made would have moved into LEAN.
+ */
+static double step_mend(struct rmeter *b, int m, const struct pmon_tl_sample *sj,
+                        double next, double *e_total)
+{
+  const struct pmon_tl *tl = &pmon__g.sh->tl[m];
+  struct pmon_tl_sample s1, s2; /* samples j - 1 and j - 2 */
+  double prev, mean, dt, c, q, lo, hi, qd = 0;
+  double qx = b->q_x;
+  int kind = qx < 0 ? 2 : 1, shown;
+
+  b->q_x = NAN;
+  if (isnan(qx) || isnan(next) || b->pend < 3 ||
+      pmon__tl_get(tl, b->pend - 2, &s1) != 0 ||
+      pmon__tl_get(tl, b->pend - 3, &s2) != 0)
+    return -1;
+  prev = pmon__tl_power(m, s2.e, s2.t_ns, s1.e, s1.t_ns);
+  mean = pmon__tl_power(m, s1.e, s1.t_ns, sj->e, sj->t_ns);
+  dt = (double)(sj->t_ns - s1.t_ns) * 1e-9;
+  if (isnan(prev) || isnan(mean) || !(dt > 0))
+    return -1;
+  if (kind == 1) {
+    /* the energy from sample k to the interval's start, less what
+     * interpolation gave the boundary */
+    double x = qx >= 2 ? qx - 2 : qx, tau = x * dt;
+
+    if (qx >= 2) {
+      double d0 = (double)(s1.t_ns - s2.t_ns) * 1e-9;
+
+      qd = prev * d0 - (tau + d0) * (prev * d0 + mean * dt) / (d0 + dt);
+    } else
+      qd = -tau * mean;
+    qx = x;
+  }
+  q = 2 * pmon__g.sh->res_j[m] / dt;
+  lo = b->p_lo;
+  hi = b->p_hi;
+  if (kind == 1) {
+    double x = qx, tau = x * dt, pred = x * prev + (1 - x) * next;
+    double sgn = b->q_a, e = tau * (mean + (1 - x) * (prev - next));
+    double emax = fmin(tau * hi, mean * dt - (dt - tau) * lo);
+    double emin = fmax(tau * lo, mean * dt - (dt - tau) * hi);
+
+    shown = fabs(mean - pred) <= fmax(0.25 * fabs(prev - next), q);
+    if (!shown) {
+      b->lean += (float)(sgn * (qd + e));
+      return -1;
+    }
+    /* The energy from the interval's start to the boundary, kept within
+     * what powers from lo to hi allow there and in the rest of it. */
+    e = e > emax ? emax : e < emin ? emin : e;
+    *e_total += sgn * (qd + e);
+    return dt * fmin(x, 1 - x) + b->p_c;
+  }
+  /* kind 2: a pair (or a gap) inside the interval */
+  shown = fabs(prev - next) <= q;
+  c = b->q_a * (mean - (prev + next) / 2);
+  if (!shown) {
+    b->lean += (float)c;
+    return -1;
+  }
+  {
+    double in = dt - fabs(b->q_a), e0 = in * mean, sgn = b->q_a >= 0 ? 1 : -1;
+    double e = e0 + sgn * c;
+
+    e = e > in * hi ? in * hi : e < in * lo ? in * lo : e;
+    c = sgn * (e - e0);
+  }
+  *e_total += c;
+  return -1;
+}
+
 /* The pending bound of meter M's last resolved bucket into the region's,
  * with the power after its sample j when the ring still has it. */
-static void bound_settle(struct rmeter *b, int m)
+static void bound_settle(struct region *r, int m)
 {
+  struct rmeter *b = &rm_of(r)[m];
   const struct pmon_shared *sh = pmon__g.sh;
   struct pmon_tl_sample x, y;
-  double one, inside;
+  double one, inside, next = NAN, w;
 
   if (b->pend == 0)
     return;
   if (pmon__tl_get(&sh->tl[m], b->pend - 1, &x) == 0 &&
       pmon__tl_get(&sh->tl[m], b->pend, &y) == 0)
-    widen(b, pmon__tl_power(m, x.e, x.t_ns, y.e, y.t_ns));
-  one = (b->p_hi - b->p_lo) * b->p_w + sh->res_j[m];
+    widen(b, next = pmon__tl_power(m, x.e, x.t_ns, y.e, y.t_ns));
+  else
+    b->q_x = NAN;
+  w = step_mend(b, m, &x, next, total_channel(r, m));
+  one = (b->p_hi - b->p_lo) * (w >= 0 ? w : b->p_w) + sh->res_j[m];
   inside = b->p_in * (b->p_hi - b->p_lo + b->p_c);
   if (b->p_in > 0 && inside < b->p_nb * one) {
     b->err[0] += inside;
@@ -527,7 +645,7 @@ static void bucket_bound(struct region *r, int m, uint64_t j,
   struct pmon_tl_sample x;
   double h;
 
-  bound_settle(b, m);
+  bound_settle(r, m);
   b->p_lo = INFINITY;
   b->p_hi = -INFINITY;
   /* k..j may hold several intervals (the sample after a boundary stamped
@@ -537,10 +655,18 @@ static void bucket_bound(struct region *r, int m, uint64_t j,
     const double *pe = ae;
     uint64_t pt = b->a_t, i;
 
+    b->q_x = NAN;
     for (i = b->anchor + 1; i < j; i++) {
       if (pmon__tl_get(&sh->tl[m], i, &y) != 0)
         break;
       widen(b, pmon__tl_power(m, pe, pt, y.e, y.t_ns));
+      /* One boundary in the last of two intervals: mended there. */
+      if (b->nb == 1 && i + 1 == j && j == b->anchor + 2 &&
+          y.t_ns <= b->t_max && s->t_ns > y.t_ns) {
+        b->q_x = (float)(2 + (double)(b->t_max - y.t_ns) /
+                                 (double)(s->t_ns - y.t_ns));
+        b->q_a = (float)(b->s0 >= 0 ? 1 : -1);
+      }
       x = y;
       pe = x.e;
       pt = x.t_ns;
@@ -553,8 +679,19 @@ static void bucket_bound(struct region *r, int m, uint64_t j,
     b->p_lo = b->p_hi = 0;
   h = b->a_err[2] > s->err[2] ? b->a_err[2] : s->err[2];
   b->p_w = (float)((dt > 0 ? dt / 4 : 0) + h);
+  b->p_c = (float)h; /* one boundary's stamps, for step_mend() */
   b->p_nb = b->nb;
   b->p_in = 0;
+  if (j == b->anchor + 1 && dt > 0 && (b->nb == 1 || (b->nb == 2 &&
+                                                      fabs(b->s0) < 0.5))) {
+    if (b->nb == 1) {
+      b->q_a = (float)(b->s0 >= 0 ? 1 : -1);
+      b->q_x = (float)(fabs(b->s1) / dt);
+    } else {
+      b->q_a = (float)(b->s1 >= 0 ? dt - b->s1 : -(dt + b->s1));
+      b->q_x = -1;
+    }
+  }
   if (fabs(b->s0) < 0.5 && dt > 0) {
     double p = pmon__tl_power(m, ae, b->a_t, s->e, s->t_ns);
 
@@ -1002,7 +1139,7 @@ static void node_total(struct region *r, double *e, double *cover,
 {
   const struct pmon_shared *sh = pmon__g.sh;
   double time_s = (double)r->time_ns * 1e-9, sum = 0, least = 1;
-  double lin = 0, bound = 0, sq = 0;
+  double lin = 0, bound = 0, sq = 0, lean = 0;
 
   *e = *cover = *err = NAN;
   if (sh == NULL || sh->total_meter < 0 || r->unresolved != 0)
@@ -1013,21 +1150,22 @@ static void node_total(struct region *r, double *e, double *cover,
 
     if (sh->total_mask[m] == 0)
       continue;
+    bound_settle(r, m);
     for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
       if (sh->total_mask[m] & (1u << c))
         em += e_of(r)[lay.choff[m] + c];
     sum += em;
-    bound_settle(b, m);
     lin += sh->acc_rel[m] * fabs(em) + sh->acc_w[m] * fabs(b->covered);
     bound += fabs(b->err[0]);
     sq += fabs(b->err[1]);
+    lean += b->lean;
     /* Rounding may take a fully measured region a hair past 1. */
     f = f < 0 ? 0 : f > 1 ? 1 : f;
     least = f < least ? f : least;
   }
   *e = sum;
   *cover = least;
-  *err = pmon__err_combine(lin, bound, sq);
+  *err = pmon__err_lean(lin, bound, sq, lean);
 }
 
 static int by_index(const void *a, const void *b)
