@@ -97,3 +97,21 @@ steps_run() {
   equal "pairs printed" "$(wc -l < "$TMP/a.rows")" "$3"
   truth "$TMP/m.log" "$TMP/a.rows" > "$TMP/a.truth"
 }
+
+# steps_node: the node's energy of $R inside its bar, its truth the
+# feeder's log over the node's measured span (nodes[0].monotonic_ns).
+steps_node() {
+  echo "node $($JGET "$R" nodes/0/monotonic_ns/0) $($JGET "$R" nodes/0/monotonic_ns/1)" > "$TMP/a.noderow"
+  truth "$TMP/m.log" "$TMP/a.noderow" > "$TMP/a.nodetruth"
+  if awk -v e="$($JGET "$R" nodes/0/energy_j)" -v b="$($JGET "$R" nodes/0/energy_err_j)" '
+       { tr = $2 }
+       END {
+         d = e - tr; if (d < 0) d = -d
+         printf "node: %.1f +- %.1f J, truth %.1f J: %+.2f %%, the error %.2f of the bar\n", e, b, tr, 100 * (e - tr) / tr, (b > 0 ? d / b : 99)
+         exit !(tr > 0 && d <= b)
+       }' "$TMP/a.nodetruth"; then
+    pass "the node: inside its bar"
+  else
+    fail "the node: its truth outside its bar"
+  fi
+}
