@@ -85,6 +85,7 @@ static void restart(struct pmon_fit *f, uint64_t k,
   f->tk = f->from = s->t_ns;
   f->ck = s->covered_ns;
   f->ek = total_of(s, f->m);
+  f->hk = s->err[2];
   f->pos = 0;
   memset(f->xi, 0, sizeof f->xi);
 }
@@ -136,8 +137,18 @@ static void advance(struct pmon_fit *f, uint64_t seq)
       x[c] = (double)f->xi[c] * 1e-9;
     /* A row only where the meter measured the whole interval. */
     if (s.t_ns > f->tk &&
-        (double)(s.covered_ns - f->ck) * 1e-9 >= 0.99 * dt)
+        (double)(s.covered_ns - f->ck) * 1e-9 >= 0.99 * dt) {
+      /* A sample stamped up to h off moves h times the step of power
+       * across it into the next row, where a boundary lies within h of
+       * it: for boundaries spread over the interval, 2 h / dt of them.
+       * Stamps late while a region runs (a busy node's sampler) do so
+       * alike: the mean of min(1, 2 h / dt) h over the rows, per
+       * boundary and watt of step, is a lean of the figure. */
+      double h = fmax(f->hk, s.err[2]);
+
+      f->qsum += fmin(1, 2 * h / dt) * h;
       pmon__fit_row(f, x, total_of(&s, f->m) - f->ek);
+    }
     memcpy(f->xi, after, sizeof f->xi);
     if (s.t_ns > f->tk)
       f->per8 = 8.0 / (double)(s.t_ns - f->tk);
@@ -145,6 +156,7 @@ static void advance(struct pmon_fit *f, uint64_t seq)
     f->tk = s.t_ns;
     f->ck = s.covered_ns;
     f->ek = total_of(&s, f->m);
+    f->hk = s.err[2];
   }
 }
 

@@ -28,6 +28,7 @@ struct pmon_fit {
   double g[PMON_FIT_N * (PMON_FIT_N + 1) / 2];
   double b[PMON_FIT_N];
   double ee, n, esum;
+  double qsum;         /* over the rows: the stamps' lean (regfit.c) */
   double xs[PMON_FIT_N];
   uint8_t phase[PMON_FIT_N]; /* eighths of an interval its boundaries
                                 fell in, a bit each */
@@ -39,6 +40,7 @@ struct pmon_fit {
    * call, still split them where it falls. */
   uint64_t k, tk, ck, from, pos;
   double ek, per8;     /* eighths of the last closed interval a ns */
+  double hk;           /* sample K's stamp uncertainty, seconds */
   uint64_t xi[PMON_FIT_N];
   int cur;
   uint64_t seg_t0[PMON_FIT_SEGS], seg_t1[PMON_FIT_SEGS];

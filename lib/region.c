@@ -1217,11 +1217,12 @@ static void node_total(struct region *r, double *e, double *cover,
  * interpolation's: a region in which no other ran, FIT_PAIRS outermost
  * pairs or more, none left open, measured over its whole time, its
  * boundaries in FIT_PHASES eighths of the interval or more, a power in
- * the fit, residuals within three times the counter's resolution or 5 %
- * of an interval's energy, and a bar narrower than interpolation's.
- * Its bar: the stated accuracy, plus the smaller of the fit's 95 %
- * interval with the counter's resolution and BOUND, interpolation's
- * worst case.  *E and *ERR replaced and 1, or 0.
+ * the fit, and residuals that explain the intervals (their spread within
+ * three times the counter's resolution or half the intervals' energies'
+ * spread).  Its bar: the stated accuracy, plus the smaller of BOUND,
+ * interpolation's worst case, and the fit's 95 % interval with the
+ * counter's resolution and the stamps' lean.  *E and *ERR replaced and
+ * 1, or 0.
  */
 static int fit_figure(const struct pmon_thread *t, struct region *r,
                       double cover, double bound, double *e, double *err)
@@ -1229,7 +1230,7 @@ static int fit_figure(const struct pmon_thread *t, struct region *r,
   const struct pmon_shared *sh = pmon__g.sh;
   const struct pmon_fit *f;
   int c = fslot_of(r), phases = 0, m;
-  double time_s = (double)r->time_ns * 1e-9, pe, stat, lin, res;
+  double time_s = (double)r->time_ns * 1e-9, pe, stat, lin, res, step = 0, spread;
 
   if (t == NULL || (f = t->fit) == NULL || !t->fit_ok || c == 0 || (r->fslot & FIT_PARENT) ||
       r->other || r->outer < FIT_PAIRS || r->unclosed != 0 ||
@@ -1239,15 +1240,22 @@ static int fit_figure(const struct pmon_thread *t, struct region *r,
   res = sh->res_j[m];
   for (int i = 0; i < 8; i++)
     phases += (f->phase[c] >> i) & 1;
+  spread = f->ee / f->n - (f->esum / f->n) * (f->esum / f->n);
+  spread = spread > 0 ? sqrt(spread) : 0;
   if (phases < FIT_PHASES || !(t->fit_p[c] > 0) || !isfinite(t->fit_var[c]) ||
       !isfinite(sh->acc_rel[m]) ||
-      sqrt(t->fit_s2) > 3 * res + 0.05 * fabs(f->esum / f->n))
+      sqrt(t->fit_s2) > fmax(3 * res, 0.5 * spread))
     return 0;
   pe = t->fit_p[c] * time_s;
-  stat = 1.96 * sqrt(t->fit_var[c]) * time_s + res;
+  /* The stamps' lean (lib/regfit.c): per boundary, the mean of
+   * min(1, 2 h / dt) h over the rows times the largest step of power
+   * from the region's to another column's. */
+  for (int i = 0; i < PMON_FIT_N; i++)
+    if (f->xs[i] > 0 && !isnan(t->fit_var[i]))
+      step = fmax(step, fabs(t->fit_p[c] - t->fit_p[i]));
+  stat = 1.96 * sqrt(t->fit_var[c]) * time_s + res +
+         2.0 * (double)r->outer * f->qsum / f->n * step;
   lin = sh->acc_rel[m] * pe + sh->acc_w[m] * rm_of(r)[m].covered;
-  if (!(lin + fmin(stat, bound) < *err))
-    return 0;
   *e = pe;
   *err = lin + fmin(stat, bound);
   return 1;
