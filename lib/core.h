@@ -450,6 +450,18 @@ static inline double pmon__err_combine(double lin, double bound, double sq)
   return lin + (rss < bound ? rss : bound);
 }
 
+/* As pmon__err_combine(), for errors of which a part, LEAN, may go one
+ * way for every boundary alike (a region's interpolation left where a
+ * step was not shown, lib/region.c): that part adds to the 95 %
+ * interval as it is, and the bar is never wider than the bound. */
+static inline double pmon__err_lean(double lin, double bound, double sq,
+                                    double lean)
+{
+  double rss = 1.96 * sqrt(sq / 3) + fabs(lean);
+
+  return lin + (rss < bound ? rss : bound);
+}
+
 /* ERR: the sample's err[3], or NULL for none. */
 void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
                       const double *e, int nch, const double *err);

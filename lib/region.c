@@ -48,9 +48,13 @@
 #include "pmon.h"
 #include "core.h"
 #include "env.h"
+#include "regfit.h"
 #include "rtab.h"
 
 #define OTHER_NAME "(other)"
+#define FIT_PARENT 0x8000u /* fslot: another name ran inside it */
+#define FIT_PAIRS 20       /* outermost pairs a fitted region needs */
+#define FIT_PHASES 4       /* eighths of the interval its boundaries hit */
 #define HSET_MAX (1u << 20) /* slots of a set of folded names' hashes (8
                                MiB): beyond, a count is a lower bound */
 
@@ -74,6 +78,16 @@ struct rmeter {
                                   boundaries */
   float p_in, p_c;  /* when its pairs began and ended in it (s0 = 0),
                        their time (|s1|) and the rest of their bound */
+  /* The step at a boundary (step_mend()), for the resolved bucket whose
+   * bound waits for the power after it: what it needs to mend its
+   * interpolation (the mends go into the energies, e[]). */
+  float lean;       /* what the mends not made would have moved: the
+                       part of the error that may lean one way */
+  float q_a;        /* one boundary: its sign; a pair: the time outside
+                       it, signed as s1 */
+  float q_x;        /* what to mend: NAN nothing; one boundary at x
+                       (0 to 1) of the interval j-1..j, x + 2 when the
+                       bucket spans j-2..j; -1 a pair in j-1..j */
 };
 
 struct region {
@@ -93,6 +107,8 @@ struct region {
   uint32_t unresolved;     /* boundaries that found no timeline */
   uint16_t used;           /* bit m: meter m's bucket holds boundaries */
   uint16_t other;          /* the region of folded names */
+  uint16_t fslot;          /* its column in the thread's fit (0: none),
+                              FIT_PARENT once a region was opened in it */
   /* struct rmeter rm[nmeters]; double a_e[nch]; double e[nch]; name */
 };
 
@@ -130,6 +146,12 @@ struct pmon_thread {
   char *pub_buf;            /* copies of its region blocks */
   size_t pub_len;
   uint32_t pub_n, pub_left; /* blocks in it, and left out for room */
+  struct pmon_fit *fit;     /* its regions' power over the intervals
+                               (lib/regfit.c); NULL: none */
+  /* The fit's figures (pmon__regions_table()): each column's watts and
+   * their variance, the residuals' per row. */
+  double fit_p[PMON_FIT_N], fit_var[PMON_FIT_N], fit_s2;
+  int fit_ok;
 };
 
 static _Thread_local struct pmon_thread *self;
@@ -183,6 +205,22 @@ static double *e_of(struct region *r)
 static char *name_of(struct region *r)
 {
   return (char *)r + lay.off_name;
+}
+
+static int fslot_of(const struct region *r)
+{
+  return r->fslot & ~FIT_PARENT;
+}
+
+/* The fit's mark (lib/regfit.c): at NOW, T's innermost region is INNER
+ * (NULL: none) after a boundary of R. */
+static void fit_mark(struct pmon_thread *t, const struct region *r,
+                     const struct region *inner, uint64_t now,
+                     const uint64_t *seq)
+{
+  if (t->fit != NULL && t->fit->m >= 0)
+    pmon__fit_mark(t->fit, now, seq[t->fit->m],
+                   inner != NULL ? fslot_of(inner) : 0, fslot_of(r));
 }
 
 /* VAR as a whole number from LO to HI into *OUT; unset leaves it. */
@@ -383,9 +421,12 @@ static struct pmon_thread *this_thread(void)
   if (rset_reserve(&t->regions) != 0 ||
       (t->stack = malloc(t->stack_cap * sizeof *t->stack)) == NULL) {
     free(t->regions.slot);
+    free(t->fit);
     free(t);
     return NULL;
   }
+  if ((t->fit = malloc(sizeof *t->fit)) != NULL)
+    pmon__fit_init(t->fit);
   pthread_mutex_lock(&g->threads_lock);
   layout();
   t->index = g->nthreads++;
@@ -407,6 +448,9 @@ static struct region *new_entry(struct pmon_thread *t, const char *name,
     return NULL;
   memcpy(name_of(r), name, len + 1);
   r->hash = h;
+  if (t->fit != NULL && t->fit->m >= 0 && t->fit->nslots < PMON_FIT_SLOTS &&
+      strcmp(name, OTHER_NAME) != 0)
+    r->fslot = (uint16_t)++t->fit->nslots;
   rset_put(&t->regions, r);
   return r;
 }
@@ -481,20 +525,128 @@ static void widen(struct rmeter *b, double p)
   b->p_hi = p > b->p_hi ? (float)p : b->p_hi;
 }
 
+/* R's energy of meter M's first channel in the node total, where the
+ * mends of steps go (only the node total's sum is a region's figure);
+ * a scratch double for a meter with none. */
+static double *total_channel(struct region *r, int m)
+{
+  static _Thread_local double none;
+  unsigned mask = (unsigned)pmon__g.sh->total_mask[m];
+
+  for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
+    if (mask & (1u << c))
+      return e_of(r) + lay.choff[m] + c;
+  return &none;
+}
+
+/*
+ * The step at a boundary (docs/report-format.md, "Steps at boundaries").
+ * Interpolation gives a boundary at tau in an interval of DT seconds
+ * the interval's mean power P over [0, tau]; when the power stepped there,
+ * from the power of the interval before (A) to that of the one after (B),
+ * the truth is tau (P + (1 - x) (A - B)), x = tau / DT: the two powers,
+ * shifted alike so that the interval's energy stays what was measured.
+ * The step is taken as shown when P is where such a step puts it, x A +
+ * (1 - x) B, within a quarter of |A - B| or the counter's resolution over
+ * the interval twice.  A pair that begins and ends in one interval (or a
+ * gap between two pairs) is mended when the power before and after it
+ * agree within that resolution: the time outside it at their mean, the
+ * rest of the interval's energy its own.  A mend is kept within what a
+ * power between the least and the most around it allows.  Returns the
+ * weight of the power's range in the bound of the bucket's boundary (the
+ * worst case of a mended one: the range times DT min(x, 1 - x), plus
+ * the stamps), or -1 to keep interpolation's.  A mend goes into
+ * *E_TOTAL, the region's energy of a channel of the node total; what a
+ * mend not made would have moved into LEAN.
+ */
+static double step_mend(struct rmeter *b, int m, const struct pmon_tl_sample *sj,
+                        double next, double *e_total)
+{
+  const struct pmon_tl *tl = &pmon__g.sh->tl[m];
+  struct pmon_tl_sample s1, s2; /* samples j - 1 and j - 2 */
+  double prev, mean, dt, c, q, lo, hi, qd = 0;
+  double qx = b->q_x;
+  int kind = qx < 0 ? 2 : 1, shown;
+
+  b->q_x = NAN;
+  if (isnan(qx) || isnan(next) || b->pend < 3 ||
+      pmon__tl_get(tl, b->pend - 2, &s1) != 0 ||
+      pmon__tl_get(tl, b->pend - 3, &s2) != 0)
+    return -1;
+  prev = pmon__tl_power(m, s2.e, s2.t_ns, s1.e, s1.t_ns);
+  mean = pmon__tl_power(m, s1.e, s1.t_ns, sj->e, sj->t_ns);
+  dt = (double)(sj->t_ns - s1.t_ns) * 1e-9;
+  if (isnan(prev) || isnan(mean) || !(dt > 0))
+    return -1;
+  if (kind == 1) {
+    /* the energy from sample k to the interval's start, less what
+     * interpolation gave the boundary */
+    double x = qx >= 2 ? qx - 2 : qx, tau = x * dt;
+
+    if (qx >= 2) {
+      double d0 = (double)(s1.t_ns - s2.t_ns) * 1e-9;
+
+      qd = prev * d0 - (tau + d0) * (prev * d0 + mean * dt) / (d0 + dt);
+    } else
+      qd = -tau * mean;
+    qx = x;
+  }
+  q = 2 * pmon__g.sh->res_j[m] / dt;
+  lo = b->p_lo;
+  hi = b->p_hi;
+  if (kind == 1) {
+    double x = qx, tau = x * dt, pred = x * prev + (1 - x) * next;
+    double sgn = b->q_a, e = tau * (mean + (1 - x) * (prev - next));
+    double emax = fmin(tau * hi, mean * dt - (dt - tau) * lo);
+    double emin = fmax(tau * lo, mean * dt - (dt - tau) * hi);
+
+    shown = fabs(mean - pred) <= fmax(0.25 * fabs(prev - next), q);
+    if (!shown) {
+      b->lean += (float)(sgn * (qd + e));
+      return -1;
+    }
+    /* The energy from the interval's start to the boundary, kept within
+     * what powers from lo to hi allow there and in the rest of it. */
+    e = e > emax ? emax : e < emin ? emin : e;
+    *e_total += sgn * (qd + e);
+    return dt * fmin(x, 1 - x) + b->p_c;
+  }
+  /* kind 2: a pair (or a gap) inside the interval */
+  shown = fabs(prev - next) <= q;
+  c = b->q_a * (mean - (prev + next) / 2);
+  if (!shown) {
+    b->lean += (float)c;
+    return -1;
+  }
+  {
+    double in = dt - fabs(b->q_a), e0 = in * mean, sgn = b->q_a >= 0 ? 1 : -1;
+    double e = e0 + sgn * c;
+
+    e = e > in * hi ? in * hi : e < in * lo ? in * lo : e;
+    c = sgn * (e - e0);
+  }
+  *e_total += c;
+  return -1;
+}
+
 /* The pending bound of meter M's last resolved bucket into the region's,
  * with the power after its sample j when the ring still has it. */
-static void bound_settle(struct rmeter *b, int m)
+static void bound_settle(struct region *r, int m)
 {
+  struct rmeter *b = &rm_of(r)[m];
   const struct pmon_shared *sh = pmon__g.sh;
   struct pmon_tl_sample x, y;
-  double one, inside;
+  double one, inside, next = NAN, w;
 
   if (b->pend == 0)
     return;
   if (pmon__tl_get(&sh->tl[m], b->pend - 1, &x) == 0 &&
       pmon__tl_get(&sh->tl[m], b->pend, &y) == 0)
-    widen(b, pmon__tl_power(m, x.e, x.t_ns, y.e, y.t_ns));
-  one = (b->p_hi - b->p_lo) * b->p_w + sh->res_j[m];
+    widen(b, next = pmon__tl_power(m, x.e, x.t_ns, y.e, y.t_ns));
+  else
+    b->q_x = NAN;
+  w = step_mend(b, m, &x, next, total_channel(r, m));
+  one = (b->p_hi - b->p_lo) * (w >= 0 ? w : b->p_w) + sh->res_j[m];
   inside = b->p_in * (b->p_hi - b->p_lo + b->p_c);
   if (b->p_in > 0 && inside < b->p_nb * one) {
     b->err[0] += inside;
@@ -527,7 +679,7 @@ static void bucket_bound(struct region *r, int m, uint64_t j,
   struct pmon_tl_sample x;
   double h;
 
-  bound_settle(b, m);
+  bound_settle(r, m);
   b->p_lo = INFINITY;
   b->p_hi = -INFINITY;
   /* k..j may hold several intervals (the sample after a boundary stamped
@@ -537,10 +689,18 @@ static void bucket_bound(struct region *r, int m, uint64_t j,
     const double *pe = ae;
     uint64_t pt = b->a_t, i;
 
+    b->q_x = NAN;
     for (i = b->anchor + 1; i < j; i++) {
       if (pmon__tl_get(&sh->tl[m], i, &y) != 0)
         break;
       widen(b, pmon__tl_power(m, pe, pt, y.e, y.t_ns));
+      /* One boundary in the last of two intervals: mended there. */
+      if (b->nb == 1 && i + 1 == j && j == b->anchor + 2 &&
+          y.t_ns <= b->t_max && s->t_ns > y.t_ns) {
+        b->q_x = (float)(2 + (double)(b->t_max - y.t_ns) /
+                                 (double)(s->t_ns - y.t_ns));
+        b->q_a = (float)(b->s0 >= 0 ? 1 : -1);
+      }
       x = y;
       pe = x.e;
       pt = x.t_ns;
@@ -553,8 +713,19 @@ static void bucket_bound(struct region *r, int m, uint64_t j,
     b->p_lo = b->p_hi = 0;
   h = b->a_err[2] > s->err[2] ? b->a_err[2] : s->err[2];
   b->p_w = (float)((dt > 0 ? dt / 4 : 0) + h);
+  b->p_c = (float)h; /* one boundary's stamps, for step_mend() */
   b->p_nb = b->nb;
   b->p_in = 0;
+  if (j == b->anchor + 1 && dt > 0 && (b->nb == 1 || (b->nb == 2 &&
+                                                      fabs(b->s0) < 0.5))) {
+    if (b->nb == 1) {
+      b->q_a = (float)(b->s0 >= 0 ? 1 : -1);
+      b->q_x = (float)(fabs(b->s1) / dt);
+    } else {
+      b->q_a = (float)(b->s1 >= 0 ? dt - b->s1 : -(dt + b->s1));
+      b->q_x = -1;
+    }
+  }
   if (fabs(b->s0) < 0.5 && dt > 0) {
     double p = pmon__tl_power(m, ae, b->a_t, s->e, s->t_ns);
 
@@ -879,9 +1050,12 @@ int pmon__region_begin(const char *name)
       r->first_ns = now;
     r->t_begin = now;
     boundary(r, -1.0, now, seq);
+    fit_mark(t, r, r, now, seq);
     if (now >= t->pub_due)
       publish(t, now);
   }
+  if (t->depth > 0 && t->stack[t->depth - 1].r != r)
+    t->stack[t->depth - 1].r->fslot |= FIT_PARENT;
   t->stack[t->depth].r = r;
   t->stack[t->depth++].hash = h;
   return 0;
@@ -948,6 +1122,8 @@ int pmon__region_end(const char *name)
     r->last_end = now;
     r->time_ns += now - r->t_begin;
     boundary(r, 1.0, now, seq);
+    fit_mark(t, r, t->depth > 0 ? t->stack[t->depth - 1].r : NULL, now,
+             seq);
     if (now >= t->pub_due)
       publish(t, now);
   } else if (r->other) {
@@ -973,6 +1149,8 @@ void pmon__regions_close_all(uint64_t now)
         r->unclosed++;
         r->time_ns += now - r->t_begin;
         boundary(r, 1.0, now, seq);
+        fit_mark(t, r, t->depth > 0 ? t->stack[t->depth - 1].r : NULL, now,
+                 seq);
       } else if (r->other) {
         r->unclosed++;
       }
@@ -998,11 +1176,11 @@ void pmon__regions_resolve(void)
  * the least share of its time those meters measured into *COVER, both
  * NAN when the node has no total or a boundary found no timeline. */
 static void node_total(struct region *r, double *e, double *cover,
-                       double *err)
+                       double *err, double *bound_out)
 {
   const struct pmon_shared *sh = pmon__g.sh;
   double time_s = (double)r->time_ns * 1e-9, sum = 0, least = 1;
-  double lin = 0, bound = 0, sq = 0;
+  double lin = 0, bound = 0, sq = 0, lean = 0;
 
   *e = *cover = *err = NAN;
   if (sh == NULL || sh->total_meter < 0 || r->unresolved != 0)
@@ -1013,21 +1191,74 @@ static void node_total(struct region *r, double *e, double *cover,
 
     if (sh->total_mask[m] == 0)
       continue;
+    bound_settle(r, m);
     for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
       if (sh->total_mask[m] & (1u << c))
         em += e_of(r)[lay.choff[m] + c];
     sum += em;
-    bound_settle(b, m);
     lin += sh->acc_rel[m] * fabs(em) + sh->acc_w[m] * fabs(b->covered);
     bound += fabs(b->err[0]);
     sq += fabs(b->err[1]);
+    lean += b->lean;
     /* Rounding may take a fully measured region a hair past 1. */
     f = f < 0 ? 0 : f > 1 ? 1 : f;
     least = f < least ? f : least;
   }
   *e = sum;
   *cover = least;
-  *err = pmon__err_combine(lin, bound, sq);
+  *err = pmon__err_lean(lin, bound, sq, lean);
+  if (bound_out != NULL)
+    *bound_out = bound;
+}
+
+/*
+ * R's figure from its thread T's fit (docs/report-format.md, "Regions
+ * fitted over their repetitions"), where it is better supported than
+ * interpolation's: a region in which no other ran, FIT_PAIRS outermost
+ * pairs or more, none left open, measured over its whole time, its
+ * boundaries in FIT_PHASES eighths of the interval or more, a power in
+ * the fit, and residuals that explain the intervals (their spread within
+ * three times the counter's resolution or half the intervals' energies'
+ * spread).  Its bar: the stated accuracy, plus the smaller of BOUND,
+ * interpolation's worst case, and the fit's 95 % interval with the
+ * counter's resolution and the stamps' lean.  *E and *ERR replaced and
+ * 1, or 0.
+ */
+static int fit_figure(const struct pmon_thread *t, struct region *r,
+                      double cover, double bound, double *e, double *err)
+{
+  const struct pmon_shared *sh = pmon__g.sh;
+  const struct pmon_fit *f;
+  int c = fslot_of(r), phases = 0, m;
+  double time_s = (double)r->time_ns * 1e-9, pe, stat, lin, res, step = 0, spread;
+
+  if (t == NULL || (f = t->fit) == NULL || !t->fit_ok || c == 0 || (r->fslot & FIT_PARENT) ||
+      r->other || r->outer < FIT_PAIRS || r->unclosed != 0 ||
+      !isfinite(*e) || !isfinite(*err) || !(cover >= PMON_COVERAGE_FULL))
+    return 0;
+  m = f->m;
+  res = sh->res_j[m];
+  for (int i = 0; i < 8; i++)
+    phases += (f->phase[c] >> i) & 1;
+  spread = f->ee / f->n - (f->esum / f->n) * (f->esum / f->n);
+  spread = spread > 0 ? sqrt(spread) : 0;
+  if (phases < FIT_PHASES || !(t->fit_p[c] > 0) || !isfinite(t->fit_var[c]) ||
+      !isfinite(sh->acc_rel[m]) ||
+      sqrt(t->fit_s2) > fmax(3 * res, 0.5 * spread))
+    return 0;
+  pe = t->fit_p[c] * time_s;
+  /* The stamps' lean (lib/regfit.c): per boundary, the mean of
+   * min(1, 2 h / dt) h over the rows times the largest step of power
+   * from the region's to another column's. */
+  for (int i = 0; i < PMON_FIT_N; i++)
+    if (f->xs[i] > 0 && !isnan(t->fit_var[i]))
+      step = fmax(step, fabs(t->fit_p[c] - t->fit_p[i]));
+  stat = 1.96 * sqrt(t->fit_var[c]) * time_s + res +
+         2.0 * (double)r->outer * f->qsum / f->n * step;
+  lin = sh->acc_rel[m] * pe + sh->acc_w[m] * rm_of(r)[m].covered;
+  *e = pe;
+  *err = lin + fmin(stat, bound);
+  return 1;
 }
 
 static int by_index(const void *a, const void *b)
@@ -1043,7 +1274,8 @@ static int by_index(const void *a, const void *b)
  * entered a region measures it (energy is a node quantity: adding
  * threads would count it again); pairs add up and the longest thread's
  * time counts.  0, or PMON_ENOMEM. */
-static int table_add(struct pmon_rtab *tab, struct region *r, int rank)
+static int table_add(struct pmon_rtab *tab, const struct pmon_thread *t,
+                     struct region *r, int rank)
 {
   struct pmon_rrec *x;
   double time_s, first_s;
@@ -1064,7 +1296,11 @@ static int table_add(struct pmon_rtab *tab, struct region *r, int rank)
   x->first_s = first_s < x->first_s ? first_s : x->first_s;
   if (created) {
     x->rank = rank;
-    node_total(r, &x->energy_j, &x->coverage, &x->energy_err_j);
+    double bound = 0;
+
+    node_total(r, &x->energy_j, &x->coverage, &x->energy_err_j, &bound);
+    x->fitted = (uint32_t)fit_figure(t, r, x->coverage, bound, &x->energy_j,
+                                     &x->energy_err_j);
     x->mcount = r->outer;
     x->span[0] = r->first_ns;
     x->span[1] = r->first_end;
@@ -1096,11 +1332,19 @@ int pmon__regions_table(struct pmon_rtab *tab)
     ts[n++] = t;
   if (n > 1)
     qsort(ts, (size_t)n, sizeof *ts, by_index);
-  for (int i = 0; i < n; i++)
-    for (size_t k = 0; k < ts[i]->regions.cap; k++)
-      if (ts[i]->regions.slot[k] != NULL &&
-          table_add(tab, ts[i]->regions.slot[k], g->rank) != 0)
+  for (int i = 0; i < n; i++) {
+    struct pmon_thread *t = ts[i];
+
+    if (t->fit != NULL && t->fit->m >= 0) {
+      pmon__fit_flush(t->fit);
+      t->fit_ok = pmon__fit_solve(t->fit, t->fit_p, t->fit_var,
+                                  &t->fit_s2) == 0;
+    }
+    for (size_t k = 0; k < t->regions.cap; k++)
+      if (t->regions.slot[k] != NULL &&
+          table_add(tab, t, t->regions.slot[k], g->rank) != 0)
         rc = PMON_ENOMEM;
+  }
   free(ts);
   own_time(tab);
   pthread_mutex_lock(&names.lock);
@@ -1261,7 +1505,7 @@ static int rank_regions(struct pmon_rtab *node, char *buf, size_t len,
       }
       p += block_size(r);
       settle(r, seq, last, known_ns);
-      table_add(&tab, r, rank);
+      table_add(&tab, NULL, r, rank);
     }
   }
   free(ch);
@@ -1377,6 +1621,7 @@ void pmon__regions_free(void)
     free(t->regions.slot);
     free(t->stack);
     free(t->pub_buf);
+    free(t->fit);
     hset_free(&t->folded);
     free(t);
     t = next;

@@ -1055,7 +1055,7 @@ static void summary(const struct report_doc *rd, const char *path,
   }
   for (i = 0; i < rd->nregions; i++) {
     const struct pmon_rrec *r = rd->regions[i];
-    char part[64] = "";
+    char part[96] = "";
 
     if (i == 8) {
       pmon__say("... %zu more regions in the report", rd->nregions - i);
@@ -1070,6 +1070,12 @@ static void summary(const struct report_doc *rd, const char *path,
         r->coverage < PMON_COVERAGE_FULL)
       snprintf(part, sizeof part, ", measured over %.0f%% of its time",
                100 * r->coverage);
+    /* A figure fitted over the region's repetitions says so. */
+    if (isfinite(r->energy_j) && r->fitted > 0)
+      snprintf(part + strlen(part), sizeof part - strlen(part), ", %s",
+               r->fitted >= r->nodes - r->no_energy
+                 ? "fitted over its repetitions"
+                 : "fitted on some nodes");
     pmon__say("region %s: %llu pairs, %.3f s, %s%s%s", r->name,
               (unsigned long long)r->count, r->time_s, a,
               est && isfinite(r->energy_j) ? " (estimated)" : "", part);

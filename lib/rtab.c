@@ -231,6 +231,7 @@ int pmon__rtab_merge(struct pmon_rtab *t, const struct pmon_rrec *b)
       a->mtime_s = b->mtime_s;
       a->rank = b->rank;
       a->mcount = b->mcount;
+      a->fitted = b->fitted;
       memcpy(a->span, b->span, sizeof a->span);
     }
     return 0;
@@ -240,6 +241,7 @@ int pmon__rtab_merge(struct pmon_rtab *t, const struct pmon_rrec *b)
   a->power_w = add_measured(a->power_w, b->power_w);
   a->coverage = least_measured(a->coverage, b->coverage);
   a->no_energy += b->no_energy;
+  a->fitted += b->fitted;
   a->nodes += b->nodes;
   stat_merge(&a->se, &b->se);
   stat_merge(&a->st, &b->st);
@@ -432,6 +434,16 @@ static int by_node(const void *a, const void *b)
   return (x->node > y->node) - (x->node < y->node);
 }
 
+const char *pmon__rtab_method(const struct pmon_rrec *r)
+{
+  uint32_t measured = r->nodes - r->no_energy;
+
+  if (isnan(r->energy_j) || measured == 0)
+    return "none";
+  return r->fitted == 0 ? "interpolation"
+         : r->fitted >= measured ? "fit" : "mixed";
+}
+
 json_t *pmon__rtab_rec_json(struct pmon_rrec *r, json_t *nodes)
 {
   json_t *o = json_pack(
@@ -444,9 +456,12 @@ json_t *pmon__rtab_rec_json(struct pmon_rrec *r, json_t *nodes)
     "energy_j", stat_json(&r->se, nodes), "time_s", stat_json(&r->st, nodes));
   json_t *list;
 
-  if (o != NULL)
+  if (o != NULL) {
     json_object_set_new(o, "energy_err_j",
                         err_num(r->energy_j, r->energy_err_j));
+    json_object_set_new(o, "energy_method",
+                        json_string(pmon__rtab_method(r)));
+  }
   if (o == NULL || r->listed < 0)
     return o;
   list = json_array();

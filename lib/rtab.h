@@ -68,6 +68,8 @@ struct pmon_rrec {
   uint64_t span[4];   /* node: its first pair's begin and end, and its
                          last pair's, CLOCK_MONOTONIC ns of the node */
   uint32_t no_energy; /* job: nodes without an energy figure */
+  uint32_t fitted;    /* node: 1 when its energy is the fit's (lib/
+                         region.c, energy_method); job: such nodes */
   uint32_t nodes;     /* job: nodes that entered the region */
   int32_t listed;     /* job: entries in LIST; -1 once more than
                          list_max nodes entered it (none kept) */
@@ -117,6 +119,11 @@ void pmon__rtab_to_job(struct pmon_rtab *t, int node);
 /* The records in order of first use (then by name); NULL when T is empty
  * or out of memory.  The caller frees the array, not the records. */
 struct pmon_rrec **pmon__rtab_sorted(const struct pmon_rtab *t);
+
+/* How job record R's energy was made (docs/report-format.md,
+ * energy_method): "fit", "interpolation", "mixed" (some nodes each way)
+ * or "none" (not measured). */
+const char *pmon__rtab_method(const struct pmon_rrec *r);
 
 struct json_t;
 /* Job record R as an element of the report's "regions" array; NODES is

@@ -35,7 +35,15 @@
  *                     CLOCK_MONOTONIC instant and the power since the one
  *                     before, so that a test knows what the node really
  *                     drew when this feeder or the clock it follows was
- *                     late on a busy machine
+ *                     late on a busy machine (with --schedule, also a
+ *                     line at each change of power)
+ *     --schedule FILE the power is set by another program, which appends
+ *                     lines "NS WATTS" to FILE (one write each): from the
+ *                     CLOCK_MONOTONIC instant NS on, the power is WATTS;
+ *                     WATTS until the first line.  A line read after a
+ *                     publication later than its NS takes effect at
+ *                     that publication, and --log says so: the log is
+ *                     what was published, not what was asked
  *
  * With --follow, at each publication the power is W + (WATTS - W) * u over
  * the interval since the one before, u being the CPU demand of the listed
@@ -155,6 +163,9 @@ struct follow {
   const char *pidfile;
   const char *freq_file; /* --freq */
   int random;            /* --random: a new level at each publication */
+  int sched_fd;          /* --schedule: the file of power changes, or -1 */
+  char sched_buf[4096];  /* its partial line */
+  size_t sched_len;
   double random_lo;
   double freq_max;
   double idle_w, max_w;
@@ -316,12 +327,49 @@ static void freq_read(struct follow *fl, double t0)
   fl->t_s = t;
 }
 
+/* --schedule: take the changes of power appended to the file since the
+ * last call, each from its instant (seconds after T0), no earlier than
+ * fl->t_s (the last publication) and no later than T (now); each
+ * change is logged as the power held until it. */
+static void sched_read(struct follow *fl, double t0, double t, FILE *log)
+{
+  ssize_t got;
+
+  for (;;) {
+    char *nl;
+
+    got = read(fl->sched_fd, fl->sched_buf + fl->sched_len,
+               sizeof fl->sched_buf - 1 - fl->sched_len);
+    if (got <= 0)
+      break;
+    fl->sched_len += (size_t)got;
+    fl->sched_buf[fl->sched_len] = '\0';
+    while ((nl = strchr(fl->sched_buf, '\n')) != NULL) {
+      double ns, w, at;
+
+      *nl = '\0';
+      if (sscanf(fl->sched_buf, "%lf %lf", &ns, &w) == 2 && w >= 0) {
+        at = ns * 1e-9 - t0;
+        at = at < fl->t_s ? fl->t_s : at > t ? t : at;
+        fl->joules += fl->w * (at - fl->t_s);
+        fl->t_s = at;
+        if (log != NULL && w != fl->w)
+          fprintf(log, "%.0f %.6f\n", (t0 + at) * 1e9, fl->w);
+        fl->w = w;
+      }
+      fl->sched_len -= (size_t)(nl + 1 - fl->sched_buf);
+      memmove(fl->sched_buf, nl + 1, fl->sched_len + 1);
+    }
+  }
+}
+
 /* The energy counted from t0 to T seconds after it: WATTS * T, or with
  * --follow or --freq the power integrated, going on at the last
  * interval's power after the last reading. */
 static double joules(const struct follow *fl, double watts, double t)
 {
-  if (fl->pidfile == NULL && fl->freq_file == NULL && !fl->random)
+  if (fl->pidfile == NULL && fl->freq_file == NULL && !fl->random &&
+      fl->sched_fd < 0)
     return watts * t;
   return fl->joules + fl->w * (t - fl->t_s);
 }
@@ -338,7 +386,8 @@ int main(int argc, char **argv)
   const char *dir;
   FILE *log = NULL;
   struct follow fl = {.pidfile = NULL, .idle_w = -1, .cores = 0,
-                      .freq_file = NULL, .freq_max = 0};
+                      .freq_file = NULL, .freq_max = 0, .sched_fd = -1};
+  const char *schedule = NULL;
 
   if (argc < 3) {
     fprintf(stderr, "usage: pmfeed DIR WATTS [--hz N] [--ex] [--seconds S] "
@@ -347,7 +396,7 @@ int main(int argc, char **argv)
                     "[--step-at S --step-w W] "
                     "[--follow PIDFILE --idle-w W --cores C] "
                     "[--freq FILE --freq-max KHZ --idle-w W] "
-                    "[--random LO [--seed N]]\n");
+                    "[--random LO [--seed N]] [--schedule FILE]\n");
     return 2;
   }
   dir = argv[1];
@@ -391,7 +440,9 @@ int main(int argc, char **argv)
     else if (i + 1 < argc && strcmp(argv[i], "--random") == 0) {
       fl.random = 1;
       fl.random_lo = atof(argv[++i]);
-    } else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
+    } else if (i + 1 < argc && strcmp(argv[i], "--schedule") == 0)
+      schedule = argv[++i];
+    else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
       srand48(atol(argv[++i]));
     else {
       fprintf(stderr, "pmfeed: unknown argument %s\n", argv[i]);
@@ -427,8 +478,23 @@ int main(int argc, char **argv)
                     "with none of --follow, --freq, --step-at\n");
     return 2;
   }
+  if (schedule != NULL) {
+    if (fl.random || fl.pidfile != NULL || fl.freq_file != NULL ||
+        step_at >= 0 || freeze_at >= 0 || reset_at >= 0) {
+      fprintf(stderr, "pmfeed: --schedule goes with none of --random, "
+                      "--follow, --freq, --step-at, --freeze-at, "
+                      "--reset-at\n");
+      return 2;
+    }
+    /* Made empty here, so that no line of an earlier run counts. */
+    fl.sched_fd = open(schedule, O_RDONLY | O_CREAT | O_TRUNC, 0644);
+    if (fl.sched_fd < 0) {
+      perror(schedule);
+      return 2;
+    }
+  }
   fl.max_w = watts;
-  fl.w = fl.freq_file != NULL ? watts : fl.idle_w;
+  fl.w = fl.freq_file != NULL || schedule != NULL ? watts : fl.idle_w;
   if (fl.random)
     fl.w = fl.random_lo + (watts - fl.random_lo) * drand48();
   mkdir(dir, 0755);
@@ -453,7 +519,8 @@ int main(int argc, char **argv)
     } else if (fl.freq_file != NULL) {
       freq_read(&fl, t0);
       t = fl.t_s;
-    }
+    } else if (fl.sched_fd >= 0)
+      sched_read(&fl, t0, t, log);
     /* Frozen: the files keep what they last said, freshness included. */
     if (freeze_at >= 0 && t >= freeze_at &&
         !(resume_at >= 0 && t >= resume_at)) {
@@ -498,8 +565,10 @@ int main(int argc, char **argv)
       put_u64(dir, "memory_energy", (uint64_t)floor(0.2 * (double)e), "J",
               ex);
       put_u64(dir, "power",
-              (uint64_t)(fl.pidfile || fl.freq_file || fl.random ? fl.w
-                                                                  : watts),
+              (uint64_t)(fl.pidfile || fl.freq_file || fl.random ||
+                                 fl.sched_fd >= 0
+                             ? fl.w
+                             : watts),
               "W", ex);
       if (done || now() - t0 - t < LATE)
         break;
@@ -509,8 +578,14 @@ int main(int argc, char **argv)
     t_pub = t;
     if (log != NULL) {
       fprintf(log, "%.0f %.6f\n", (t0 + t) * 1e9,
-              fl.pidfile || fl.freq_file || fl.random ? fl.w : watts);
+              fl.pidfile || fl.freq_file || fl.random || fl.sched_fd >= 0
+                  ? fl.w
+                  : watts);
       fflush(log);
+    }
+    if (fl.sched_fd >= 0) { /* later changes take effect from here on */
+      fl.joules += fl.w * (t - fl.t_s);
+      fl.t_s = t;
     }
     if (fl.random) { /* the level until the next publication */
       fl.joules += fl.w * (t - fl.t_s);

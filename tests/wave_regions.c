@@ -14,6 +14,14 @@
  *
  *   region NAME T0_NS T1_NS
  *
+ * A region may end in :WATTS ([RANK/]NAME:START:END:WATTS): with
+ * WAVE_REGIONS_POWER set to a file, the program sets the node's power as
+ * it enters and leaves the region, through a feeder that follows that
+ * file (tests/pmfeed --schedule): a line "T0_NS WATTS" appended after its
+ * begin call, "T1_NS IDLE" after its end call (IDLE from
+ * WAVE_REGIONS_IDLE, 0 when unset), T0 and T1 the instants printed
+ * below, so that the power is WATTS exactly while the region is open.
+ *
  * An argument FROM>TO:START:END is a message instead: rank TO calls
  * MPI_Recv at START, which rank FROM's MPI_Send, at END, satisfies;
  * rank 0 prints the receiver's instants before and after its call:
@@ -27,10 +35,12 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -44,6 +54,7 @@ struct region {
   int rank;      /* -1: every rank; a message: its receiver */
   int from;      /* a message's sender; -1: a region */
   double start, end;
+  double watts;  /* the node's power while open; < 0: not set */
   long long t0, t1;
   int open, done;
 };
@@ -54,6 +65,16 @@ static long long now_ns(void)
 
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The power from T_NS on: a line appended to the feeder's schedule. */
+static void set_power(int fd, long long t_ns, double watts)
+{
+  char line[64];
+  int len = snprintf(line, sizeof line, "%lld %.3f\n", t_ns, watts);
+
+  if (fd >= 0 && write(fd, line, (size_t)len) != len)
+    perror("wave_regions: WAVE_REGIONS_POWER");
 }
 
 /* Sleep until T_NS on CLOCK_MONOTONIC. */
@@ -73,8 +94,10 @@ int main(int argc, char **argv)
   size_t len = 0;
   int n = 0, rank, size, rc, *lens = NULL, *offs = NULL;
   char *all = NULL;
-  double seconds, elapsed;
+  double seconds, elapsed, idle_w = 0;
   long long base;
+  int power_fd = -1;
+  const char *power = getenv("WAVE_REGIONS_POWER");
 
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -93,6 +116,7 @@ int main(int argc, char **argv)
 
     memset(&reg[n], 0, sizeof reg[n]);
     reg[n].rank = reg[n].from = -1;
+    reg[n].watts = -1;
     if (gt != NULL && gt < strchr(a, ':')) {
       reg[n].from = atoi(a);
       reg[n].rank = atoi(gt + 1);
@@ -115,12 +139,23 @@ int main(int argc, char **argv)
       reg[n].rank = atoi(a);
       a = slash + 1;
     }
-    if (sscanf(a, "%63[^:]:%lf:%lf", reg[n].name, &reg[n].start,
-               &reg[n].end) != 3 || reg[n].end < reg[n].start ||
+    if (sscanf(a, "%63[^:]:%lf:%lf:%lf", reg[n].name, &reg[n].start,
+               &reg[n].end, &reg[n].watts) < 3 || reg[n].end < reg[n].start ||
         reg[n].end > seconds || reg[n].rank >= size) {
       if (rank == 0)
         fprintf(stderr, "wave_regions: %s: expected [RANK/]NAME:START:END "
                         "within SECONDS and ranks\n", argv[i]);
+      MPI_Finalize();
+      return 2;
+    }
+  }
+  if (power != NULL && *power != '\0') {
+    const char *idle = getenv("WAVE_REGIONS_IDLE");
+
+    if (idle != NULL)
+      idle_w = atof(idle);
+    if ((power_fd = open(power, O_WRONLY | O_APPEND)) < 0) {
+      perror(power);
       MPI_Finalize();
       return 2;
     }
@@ -170,10 +205,14 @@ int main(int argc, char **argv)
     } else if (begin) {
       reg[which].t0 = now_ns();
       pmon_region_begin(reg[which].name);
+      if (reg[which].watts >= 0)
+        set_power(power_fd, reg[which].t0, reg[which].watts);
       reg[which].open = 1;
     } else {
       pmon_region_end(reg[which].name);
       reg[which].t1 = now_ns();
+      if (reg[which].watts >= 0)
+        set_power(power_fd, reg[which].t1, idle_w);
       reg[which].open = 0;
       reg[which].done = 1;
     }

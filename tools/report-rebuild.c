@@ -446,10 +446,15 @@ static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
                   "nodes_without_energy", (json_int_t)without, "node_stats",
                   "nodes", (json_int_t)m, "energy_j", node_stat(r, m, 1),
                   "time_s", node_stat(r, m, 0));
-    if (o != NULL)
+    if (o != NULL) {
       json_object_set_new(o, "energy_err_j", measured && isfinite(err)
                                                ? json_real(err)
                                                : json_null());
+      /* The spool carries the regions' boundaries as sums, not the
+       * intervals a fit needs: a rebuilt figure is interpolation's. */
+      json_object_set_new(o, "energy_method",
+                          json_string(measured ? "interpolation" : "none"));
+    }
     if (o != NULL && (json_int_t)m <= max) {
       nl = json_array();
       for (j = 0; j < m; j++)
