@@ -127,6 +127,10 @@ static int write_all(int cap)
   return failed;
 }
 
+/* The node's lock.  A thread of this process holds it with the signals
+ * of pmon's handler blocked (block_sigs()), so that the handler, which
+ * takes it too (recap_now()), never waits for the thread it interrupted:
+ * whoever holds it is running, and lets go. */
 static void lock_node(void)
 {
   while (atomic_exchange_explicit(&pmon__g.sh->freq.lock, 1,
@@ -137,6 +141,20 @@ static void lock_node(void)
 static void unlock_node(void)
 {
   atomic_store_explicit(&pmon__g.sh->freq.lock, 0, memory_order_release);
+}
+
+/* The signals whose handler may take the node's lock (base/signals.c):
+ * blocked into *OLD. */
+static void block_sigs(sigset_t *old)
+{
+  static const int sigs[] = {SIGTERM, SIGINT, SIGSEGV, SIGBUS, SIGABRT,
+                             SIGFPE, SIGILL};
+  sigset_t set;
+
+  sigemptyset(&set);
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    sigaddset(&set, sigs[i]);
+  pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
 /* Every CPU back to its value now, whatever the node's other ranks do:
@@ -156,13 +174,19 @@ int pmon__iofreq_restore_now(void)
 }
 
 /* After a signal whose handler returned: the cap again, if the node is
- * still in a phase.  Async-signal-safe. */
+ * still in a phase, under the node's lock (the last rank may leave
+ * meanwhile, and its leave() restores).  Async-signal-safe: no thread of
+ * this process holds the lock with these signals deliverable. */
 static void recap_now(void)
 {
   int saved = errno;
 
-  if (q.armed && pmon__g.sh != NULL && pmon__g.sh->freq.capped)
-    write_all(1);
+  if (q.armed && pmon__g.sh != NULL) {
+    lock_node();
+    if (pmon__g.sh->freq.capped)
+      write_all(1);
+    unlock_node();
+  }
   errno = saved;
 }
 
@@ -328,8 +352,11 @@ static void leave(void)
 {
   struct pmon_freq_shared *s = &pmon__g.sh->freq;
 
+  sigset_t old;
+
   if (!q.in)
     return;
+  block_sigs(&old);
   lock_node();
   if (--s->active == 0 && s->capped) {
     int failed = record(0);
@@ -339,6 +366,7 @@ static void leave(void)
     s->capped = 0;
   }
   unlock_node();
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   q.in = 0;
   /* The next call enters again. */
   __atomic_store_n(&pmon__io_hot.freq_out, 1, __ATOMIC_SEQ_CST);
@@ -403,7 +431,10 @@ static void enter(void)
   if (q.in) /* the watch thread looked, and kept the rank in */
     __atomic_store_n(&pmon__io_hot.freq_out, 0, __ATOMIC_SEQ_CST);
   if (!q.in && !q.stop) {
+    sigset_t held;
+
     s = &pmon__g.sh->freq;
+    block_sigs(&held);
     lock_node();
     if (s->active++ == 0 && !s->capped && s->joined) {
       int failed = record(1);
@@ -414,6 +445,7 @@ static void enter(void)
       s->switches++;
     }
     unlock_node();
+    pthread_sigmask(SIG_SETMASK, &held, NULL);
     q.in = 1;
     __atomic_store_n(&q.last_end, pmon__io_now(),
                      __ATOMIC_RELAXED);

@@ -7,7 +7,8 @@
  * node's record as the report would hold it (energy, channels, meters,
  * coverage, events, timeline) up to its latest samples, and the job's
  * identity.  It is written at init, every PMON_SPOOL_INTERVAL seconds
- * (5 by default; 0 turns the spool off) and when SIGTERM comes, whole
+ * (5 by default; 0 turns the spool off) and when SIGTERM or SIGINT comes
+ * (by the signal's handler, see below), whole
  * into a new file beside it that is then renamed over it: a reader sees
  * the previous version or the next, never half of one.  After a report
  * written whole, it is removed (PMON_KEEP_SPOOL=1 keeps it).
@@ -25,19 +26,36 @@
  * rank's MPI-IO calls (lib/io.c): the node's, with the energy of its I/O
  * phases, and its files.
  *
- * SIGTERM (the batch system's notice before SIGKILL): base/signals.c
- * catches it for the leader, unless the program ignores it, and calls
- * last_write(), which does only what is async-signal-safe:
- * it writes a byte to a pipe that wakes the writer thread and waits
- * (poll(), at most 2 s) for the byte the thread writes back once the
- * spool is written (and the metrics, with pmon_job_running 0).  The
- * signal then goes where the program sent it (base/signals.c says how).
+ * SIGTERM (the batch system's notice before SIGKILL) and SIGINT (a
+ * terminal's Ctrl-C, which reaches the whole foreground group):
+ * base/signals.c catches them for the leader, unless the program ignores
+ * them, and calls last_write(), which writes the final version itself,
+ * within a few milliseconds, before any launcher's follow-up SIGKILL, and
+ * does only what is async-signal-safe.  At each of its writes the thread
+ * keeps the file's text ready (struct ready): the same text, in which the
+ * figures that move with every sample (the node's energy, channels, span,
+ * power, coverage, the instants known and written) each sit in a field
+ * of fixed width, with where each is.  The handler writes that text with
+ * those fields filled from the meters' latest samples (read from the
+ * node's timeline rings, without a lock), the error bar as null (not
+ * recomputed), into a file beside the spool, and renames it over it: the
+ * node's span ends at the latest sample before the signal.  The rest of
+ * the record (events, timeline, regions, MPI-IO) is that of the last
+ * periodic write.  The handler and the thread's renames exclude each
+ * other (sp.state); a thread's write whose record was taken before the
+ * handler's write is not renamed over it.  With the metrics on, the
+ * handler then wakes the thread to write them (pmon_job_running 0) and
+ * waits for that at most TERM_WAIT_MS.  The signal then goes where the
+ * program sent it (base/signals.c says how).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -60,7 +78,31 @@
 #define SPOOL_DEFAULT_S 5.0
 #define SPOOL_MIN_S 0.1
 #define SPOOL_MAX_S 86400.0
-#define TERM_WAIT_MS 2000 /* the handler's longest wait for the spool */
+#define TERM_WAIT_MS 1000 /* the handler's longest wait for the metrics */
+#define STATE_WAIT_NS 200000000ull /* its longest for a rename under way */
+
+/* A figure of the text kept ready for the handler: its kind, and for a
+ * channel its meter and channel. */
+enum { F_WRITTEN, F_KNOWN, F_ENERGY, F_WALL, F_POWER, F_ERR, F_COVER,
+       F_MONO, F_CHAN };
+#define FIELD_W 29 /* a field's width: the quoted marker's, "@pmon:NNN:X16@" */
+
+struct field {
+  size_t off;           /* in text */
+  int kind, meter, ch;
+};
+
+/* The spool's text as the thread last wrote it, with its fields, for the
+ * handler: written whole by the thread, then only read. */
+struct ready {
+  char *text;           /* ends with a newline */
+  size_t len;
+  int n;
+  struct field f[];
+};
+
+/* sp.state: who renames over the spool now. */
+enum { ST_FREE, ST_THREAD, ST_HANDLER, ST_CLOSED };
 
 static struct {
   double interval_s;      /* 0: no spool */
@@ -75,7 +117,14 @@ static struct {
    * set to -1 before it is closed. */
   volatile sig_atomic_t wake[2], ack[2];
   int metrics_failed;     /* said once */
-} sp = {.wake = {-1, -1}, .ack = {-1, -1}};
+  int metrics_on;         /* the thread writes the metrics */
+  char term_tmp[PATH_MAX + 16]; /* the handler's new file */
+  struct ready *_Atomic ready;  /* read by the handler in ST_HANDLER */
+  _Atomic int term_fd;    /* term_tmp, empty, made by the thread */
+  _Atomic int state;      /* ST_* */
+  _Atomic unsigned term_gen; /* the handler's writes */
+  unsigned long long mark; /* the markers' nonce */
+} sp = {.wake = {-1, -1}, .ack = {-1, -1}, .term_fd = -1};
 
 int pmon__spool_config(void)
 {
@@ -150,20 +199,179 @@ static void file_name(const char *node, char *buf, size_t size)
       *p = '_';
 }
 
-/* Writes the spool file whole from the node record REC (taken at NOW)
- * and its regions TAB; 0, or -1 (the previous version stays).  With SYNC,
- * its data reach the disk before it replaces the previous one (a node
- * that crashes keeps one or the other); the writing for SIGTERM goes
- * without, as fast as it can: the process is about to end, not the node,
- * and the launcher may kill it at any moment. */
+/* The number V (an integer when INTEGER) into the FIELD_W bytes at OUT,
+ * then spaces; "null" when it is not finite or too large for a field.
+ * Async-signal-safe: no stdio. */
+static void put_num(char *out, double v, uint64_t integer, int is_int)
+{
+  char buf[48], *p = buf + sizeof buf;
+  size_t n;
+
+  if (is_int) {
+    do
+      *--p = (char)('0' + integer % 10);
+    while ((integer /= 10) != 0);
+  } else if (!isfinite(v) || fabs(v) >= 1e15) {
+    p -= 4;
+    memcpy(p, "null", 4);
+  } else {
+    int neg = v < 0;
+    double a = fabs(v);
+    uint64_t ip = (uint64_t)a, fr = (uint64_t)((a - (double)ip) * 1e6 + 0.5);
+
+    if (fr >= 1000000) {
+      ip++;
+      fr -= 1000000;
+    }
+    for (int k = 0; k < 6; k++, fr /= 10)
+      *--p = (char)('0' + fr % 10);
+    *--p = '.';
+    do
+      *--p = (char)('0' + ip % 10);
+    while ((ip /= 10) != 0);
+    if (neg)
+      *--p = '-';
+  }
+  n = (size_t)(buf + sizeof buf - p);
+  memcpy(out, p, n);
+  memset(out + n, ' ', FIELD_W - n);
+}
+
+/* The marker of field K, quoted as in the text (FIELD_W bytes). */
+static void marker(char *buf, size_t size, int k)
+{
+  snprintf(buf, size, "\"@pmon:%03u:%016llx@\"", (unsigned)k % 1000u, sp.mark);
+}
+
+/* Field K: member KEY of object O (or item IDX of array O) becomes K's
+ * marker; its value as it was goes into VAL[K] (NAN for null), and its
+ * kind into F[K]. */
+static void mark(json_t *o, const char *key, size_t idx, int k,
+                 struct field *f, double *val, int kind, int meter, int ch)
+{
+  json_t *v = key != NULL ? json_object_get(o, key) : json_array_get(o, idx);
+  char m[FIELD_W + 1];
+
+  val[k] = json_is_number(v) ? json_number_value(v) : NAN;
+  f[k].kind = kind;
+  f[k].meter = meter;
+  f[k].ch = ch;
+  marker(m, sizeof m, k);
+  m[FIELD_W - 1] = '\0'; /* the string, without its quotes */
+  if (key != NULL)
+    json_object_set_new(o, key, json_string(m + 1));
+  else
+    json_array_set_new(o, idx, json_string(m + 1));
+}
+
+/* The fields of DOC (the spool's document; its node record REC) marked
+ * (mark()), for the handler; how many, at most MAX. */
+static int mark_fields(json_t *doc, json_t *rec, struct field *f,
+                       double *val, int max)
+{
+  struct pmon_state *g = &pmon__g;
+  json_t *chans = json_object_get(rec, "channels"), *seen = json_object();
+  int n = 0;
+
+  mark(doc, "written_s", 0, n++, f, val, F_WRITTEN, -1, -1);
+  mark(doc, "known_until_s", 0, n++, f, val, F_KNOWN, -1, -1);
+  mark(rec, "energy_j", 0, n++, f, val, F_ENERGY, -1, -1);
+  mark(rec, "wall_s", 0, n++, f, val, F_WALL, -1, -1);
+  mark(rec, "power_w", 0, n++, f, val, F_POWER, -1, -1);
+  mark(rec, "energy_err_j", 0, n++, f, val, F_ERR, -1, -1);
+  mark(rec, "energy_coverage", 0, n++, f, val, F_COVER, -1, -1);
+  mark(json_object_get(rec, "monotonic_ns"), NULL, 1, n++, f, val, F_MONO,
+       -1, -1);
+  /* The channels by their keys, as pmon__node_snapshot() names them: a
+   * meter's with a sample, a name met before with "@driver". */
+  for (int i = 0; i < g->nmeters && seen != NULL; i++) {
+    const struct pmon_meter *m = &g->ms[i].m;
+    uint64_t seq = pmon__tl_seq(&g->sh->tl[i]);
+    struct pmon_tl_sample last;
+
+    if (seq == 0 || pmon__tl_get(&g->sh->tl[i], seq - 1, &last) != 0)
+      continue;
+    for (int c = 0; c < m->nch; c++) {
+      char key[PMON_CH_NAME_MAX + 40];
+
+      snprintf(key, sizeof key, "%s", m->ch[c].name);
+      if (json_object_get(seen, key) != NULL)
+        snprintf(key, sizeof key, "%s@%s", m->ch[c].name, m->drv->name);
+      json_object_set_new(seen, key, json_pack("[i, i]", i, c));
+    }
+  }
+  {
+    const char *key;
+    json_t *ic;
+
+    json_object_foreach(seen, key, ic) {
+      if (n >= max)
+        break;
+      if (json_is_number(json_object_get(chans, key)))
+        mark(chans, key, 0, n++, f, val, F_CHAN,
+             (int)json_integer_value(json_array_get(ic, 0)),
+             (int)json_integer_value(json_array_get(ic, 1)));
+    }
+  }
+  json_decref(seen);
+  return n;
+}
+
+static int by_off(const void *a, const void *b)
+{
+  size_t x = ((const struct field *)a)->off, y = ((const struct field *)b)->off;
+
+  return (x > y) - (x < y);
+}
+
+/* Waits (spinning) until the renames are free, and takes them for WHO;
+ * 0, or -1 when they are closed or (HANDLER) not free within
+ * STATE_WAIT_NS. */
+static int claim(int who)
+{
+  uint64_t t0 = 0;
+
+  for (;;) {
+    int st = ST_FREE;
+
+    if (atomic_compare_exchange_strong(&sp.state, &st, who))
+      return 0;
+    if (st == ST_CLOSED)
+      return -1;
+    if (who == ST_HANDLER) {
+      uint64_t now = pmon__now_ns();
+
+      if (t0 == 0)
+        t0 = now;
+      else if (now - t0 > STATE_WAIT_NS)
+        return -1;
+    }
+    sched_yield();
+  }
+}
+
+static void unclaim(void)
+{
+  atomic_store(&sp.state, ST_FREE);
+}
+
+/* Writes the spool file whole from the node record REC (taken at NOW,
+ * after the handler's write GEN) and its regions TAB, and keeps its text
+ * ready for the handler; 0, or -1 (the previous version stays).  With
+ * SYNC, its data reach the disk before it replaces the previous one (a
+ * node that crashes keeps one or the other). */
 static int write_spool(json_t *rec, const struct pmon_rtab *tab,
-                       unsigned long left, int unread, uint64_t now, int sync)
+                       unsigned long left, int unread, uint64_t now, int sync,
+                       unsigned gen)
 {
   struct pmon_state *g = &pmon__g;
   json_t *doc, *regions;
   char tmp[PATH_MAX + 16], *text;
   size_t len;
-  int fd, ok;
+  int fd, ok, max, n;
+  struct ready *r;
+  double *val;
+  uint64_t mono_last;
 
   regions = pmon__regions_spool_json(tab);
   doc = json_pack("{s:i, s:O, s:f, s:O, s:o*, s:I, s:i}", "pmon_spool",
@@ -180,22 +388,84 @@ static int write_spool(json_t *rec, const struct pmon_rtab *tab,
     json_object_set_new(doc, "known_until_s",
                         json_real((last - (double)g->t_init_ns) * 1e-9));
   }
+  /* The fields the handler fills: marked, then found in the text, each
+   * then given its value as of now. */
+  max = 8 + g->nmeters * PMON_CH_MAX;
+  if (max > 999)
+    max = 999; /* the markers' three digits */
+  mono_last = (uint64_t)json_integer_value(
+    json_array_get(json_object_get(rec, "monotonic_ns"), 1));
+  r = malloc(sizeof *r + (size_t)max * sizeof r->f[0]);
+  val = malloc((size_t)max * sizeof *val);
+  if (r == NULL || val == NULL) {
+    free(r);
+    free(val);
+    json_decref(doc);
+    return -1;
+  }
+  n = mark_fields(doc, rec, r->f, val, max);
   text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER |
                            JSON_REAL_PRECISION(15));
   json_decref(doc);
-  if (text == NULL)
-    return -1;
-  len = strlen(text);
-  if ((fd = pmon__create_beside(sp.path, tmp, sizeof tmp)) < 0) {
+  len = text != NULL ? strlen(text) : 0;
+  for (int k = 0; text != NULL && k < n; k++) {
+    char m[FIELD_W + 1], *at;
+
+    marker(m, sizeof m, k);
+    if ((at = strstr(text, m)) == NULL) {
+      free(text);
+      text = NULL;
+      break;
+    }
+    r->f[k].off = (size_t)(at - text);
+    if (r->f[k].kind == F_MONO)
+      put_num(at, 0, mono_last, 1);
+    else
+      put_num(at, val[k], 0, 0);
+  }
+  free(val);
+  if (text != NULL)
+    qsort(r->f, (size_t)n, sizeof r->f[0], by_off); /* as the handler writes */
+  if (text == NULL || (r->text = realloc(text, len + 2)) == NULL) {
     free(text);
+    free(r);
     return -1;
   }
-  ok = pmon__write_all(fd, text, len) == 0 && write(fd, "\n", 1) == 1;
-  free(text);
+  r->text[len++] = '\n';
+  r->text[len] = '\0';
+  r->len = len;
+  r->n = n;
+  if ((fd = pmon__create_beside(sp.path, tmp, sizeof tmp)) < 0) {
+    free(r->text);
+    free(r);
+    return -1;
+  }
+  ok = pmon__write_all(fd, r->text, r->len) == 0;
   if (sync)
     ok = fdatasync(fd) == 0 && ok;
   ok = close(fd) == 0 && ok;
-  if (!ok || rename(tmp, sp.path) != 0) {
+  if (ok && claim(ST_THREAD) == 0) {
+    struct ready *old;
+
+    /* A handler's write since the record was taken is newer: it stays. */
+    if (atomic_load(&sp.term_gen) != gen || rename(tmp, sp.path) != 0)
+      ok = 0;
+    /* The handler's file, made ready (it then only writes and renames). */
+    if (atomic_load(&sp.term_fd) < 0)
+      atomic_store(&sp.term_fd,
+                   open(sp.term_tmp, O_WRONLY | O_CREAT | O_TRUNC |
+                                       O_NOFOLLOW | O_CLOEXEC, 0666));
+    old = atomic_exchange(&sp.ready, r);
+    unclaim();
+    r = old;
+  } else {
+    ok = 0;
+  }
+  if (r != NULL) {
+    free(r->text);
+    free(r);
+  }
+  if (!ok) {
     unlink(tmp);
     return -1;
   }
@@ -215,6 +485,7 @@ static int write_now(int spool, int metrics, int sync, int running)
   json_t *rec, *io_ranks = NULL;
   struct pmon_rtab tab;
   unsigned long left;
+  unsigned gen = atomic_load(&sp.term_gen);
   int unread, rc = 0;
 
   pmon__rtab_init(&tab, PMON_RT_NODE, pmon__regions_list_max());
@@ -227,7 +498,7 @@ static int write_now(int spool, int metrics, int sync, int running)
     rc = -1;
   else {
     if (spool)
-      rc = write_spool(rec, &tab, left, unread, now, sync);
+      rc = write_spool(rec, &tab, left, unread, now, sync, gen);
     if (metrics && pmon__metrics_write(rec, &tab, running) != 0 &&
         !sp.metrics_failed) {
       sp.metrics_failed = 1; /* said once */
@@ -240,15 +511,121 @@ static int write_now(int spool, int metrics, int sync, int running)
   return spool ? rc : 0;
 }
 
-/* SIGTERM (base/signals.c): the spool thread writes now, and the handler
- * waits for it, at most TERM_WAIT_MS.  Async-signal-safe; returns 0 (no
- * second act if the program's handler returns). */
+/* The figures of field F as of the latest samples into OUT (FIELD_W
+ * bytes), with NOW the handler's instant.  Async-signal-safe: the rings
+ * are read without a lock, and the rest was set at init. */
+static void figure(const struct field *f, uint64_t now, char *out)
+{
+  const struct pmon_state *g = &pmon__g;
+  const struct pmon_shared *sh = g->sh;
+  struct pmon_tl_sample last, first;
+  double energy = 0, cover = -1, wall = (double)(now - g->t_init_ns) * 1e-9;
+  uint64_t t_last = now;
+  int has = g->total_meter >= 0, tm = g->total_meter;
+
+  if (f->kind == F_WRITTEN) {
+    put_num(out, wall, 0, 0);
+    return;
+  }
+  if (f->kind == F_ERR) {
+    put_num(out, NAN, 0, 0); /* not recomputed here */
+    return;
+  }
+  if (f->kind == F_CHAN) {
+    uint64_t seq = pmon__tl_seq(&sh->tl[f->meter]);
+
+    if (seq > 0 && pmon__tl_get(&sh->tl[f->meter], seq - 1, &last) == 0)
+      put_num(out, last.e[f->ch], 0, 0);
+    else
+      put_num(out, NAN, 0, 0);
+    return;
+  }
+  /* As pmon__node_snapshot() makes them: the total's energy, the run's
+   * coverage, and the span of the total's meter, first to last sample. */
+  for (int i = 0; i < g->nmeters; i++) {
+    uint64_t seq = pmon__tl_seq(&sh->tl[i]);
+
+    if (g->total_mask[i] == 0)
+      continue;
+    if (seq == 0 || pmon__tl_get(&sh->tl[i], seq - 1, &last) != 0) {
+      has = 0;
+      continue;
+    }
+    for (int c = 0; c < g->ms[i].m.nch; c++)
+      if (g->total_mask[i] & (1u << c))
+        energy += last.e[c];
+    if (now > g->t_init_ns) {
+      double fr = (double)last.covered_ns /
+                  (double)(now - g->t_init_ns);
+
+      if (cover < 0 || fr < cover)
+        cover = fr;
+    }
+    if (i == tm) {
+      t_last = last.t_ns;
+      if (pmon__tl_get(&sh->tl[i], 0, &first) == 0 && last.t_ns > first.t_ns)
+        wall = (double)(last.t_ns - first.t_ns) * 1e-9;
+      else if (seq > PMON_RING)
+        wall = (double)(last.t_ns - g->t_init_ns) * 1e-9;
+    }
+  }
+  switch (f->kind) {
+  case F_KNOWN:
+    put_num(out, ((double)t_last - (double)g->t_init_ns) * 1e-9, 0, 0);
+    break;
+  case F_ENERGY:
+    put_num(out, has ? energy : NAN, 0, 0);
+    break;
+  case F_WALL:
+    put_num(out, wall, 0, 0);
+    break;
+  case F_POWER:
+    put_num(out, has && wall > 0 ? energy / wall : NAN, 0, 0);
+    break;
+  case F_COVER:
+    put_num(out, has && cover >= 0 ? cover : NAN, 0, 0);
+    break;
+  default: /* F_MONO */
+    put_num(out, 0, t_last, 1);
+    break;
+  }
+}
+
+/* SIGTERM, SIGINT (base/signals.c): the final version, written here from
+ * the text kept ready with the latest figures; then, with the metrics
+ * on, the thread writes them, and the handler waits for it at most
+ * TERM_WAIT_MS.  Async-signal-safe; returns 0 (no second act if the
+ * program's handler returns). */
 static int last_write(void)
 {
   int wake = sp.wake[1], ack = sp.ack[0];
   char c = 't';
 
-  if (wake >= 0 && ack >= 0 && write(wake, &c, 1) == 1) {
+  if (claim(ST_HANDLER) == 0) {
+    struct ready *r = atomic_load(&sp.ready);
+    uint64_t now = pmon__now_ns();
+    int fd = atomic_exchange(&sp.term_fd, -1), ok = 0;
+
+    atomic_fetch_add(&sp.term_gen, 1);
+    /* The thread's file made ready, else (a second signal) one made now. */
+    if (r != NULL && fd < 0)
+      fd = open(sp.term_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+                               O_CLOEXEC, 0666);
+    if (r != NULL && fd >= 0) {
+      /* The text is the handler's while it holds ST_HANDLER: its fields
+       * are filled in place, and it goes in one write. */
+      for (int k = 0; k < r->n; k++)
+        figure(&r->f[k], now, r->text + r->f[k].off);
+      ok = pmon__write_all(fd, r->text, r->len) == 0;
+    }
+    if (fd >= 0) {
+      ok = close(fd) == 0 && ok;
+      if (!ok || rename(sp.term_tmp, sp.path) != 0)
+        unlink(sp.term_tmp);
+    }
+    unclaim();
+  }
+  if (sp.metrics_on && wake >= 0 && ack >= 0 && write(wake, &c, 1) == 1) {
     struct pollfd p = {ack, POLLIN, 0};
 
     if (poll(&p, 1, TERM_WAIT_MS) > 0 && read(ack, &c, 1) < 0)
@@ -292,8 +669,10 @@ static void *spool_main(void *arg)
     if (r > 0 && read(sp.wake[0], &c, 1) == 1) {
       if (c == 'q')
         break;
-      write_now(sp_due != UINT64_MAX, mt_due != UINT64_MAX, c != 't',
-                c != 't');
+      /* 't': the handler has written the spool; the metrics say the job
+       * no longer runs. */
+      write_now(c != 't' && sp_due != UINT64_MAX, mt_due != UINT64_MAX,
+                c != 't', c != 't');
       if (c == 't' && write(sp.ack[1], &c, 1) < 0)
         c = 0;
       continue;
@@ -374,6 +753,7 @@ static void open_spool(json_t *names)
     json_decref(names);
     return;
   }
+  snprintf(sp.term_tmp, sizeof sp.term_tmp, "%s.tmp.signal", sp.path);
   gmtime_r(&g->wall_start.tv_sec, &tm);
   strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ", &tm);
   pmon__output_path(out, sizeof out);
@@ -406,11 +786,16 @@ void pmon__spool_start(void)
 
   if (!g->leader)
     return;
+  /* The markers of the text kept ready: of this process and instant. */
+  sp.mark = (unsigned long long)pmon__now_ns() ^
+            (unsigned long long)getpid() << 40 ^ 0x9e3779b97f4a7c15ull;
+  atomic_store(&sp.state, ST_FREE);
   /* Collective over the leaders, whether or not this node keeps a spool
    * (PMON_SPOOL_INTERVAL may differ between nodes). */
   names = node_names();
   pmon__metrics_start();
   metrics = pmon__metrics_interval() > 0;
+  sp.metrics_on = metrics;
   if (sp.interval_s > 0)
     open_spool(names);
   else
@@ -439,6 +824,8 @@ void pmon__spool_start(void)
       sp.wake[i] = w[i];
       sp.ack[i] = a[i];
     }
+    /* The handler never blocks on a full pipe. */
+    fcntl(w[1], F_SETFL, fcntl(w[1], F_GETFL) | O_NONBLOCK);
   }
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -455,15 +842,31 @@ void pmon__spool_stop(void)
 {
   char c = 'q';
   int joined = !sp.started;
+  struct ready *r;
 
   pmon__signals_give(PMON_SIG_SPOOL);
+  /* A handler under way (on another thread) ends first; none after. */
+  claim(ST_CLOSED);
   if (sp.started) {
     ssize_t n;
 
-    while ((n = write(sp.wake[1], &c, 1)) < 0 && errno == EINTR)
+    while ((n = write(sp.wake[1], &c, 1)) < 0 &&
+           (errno == EINTR || errno == EAGAIN))
       ;
     joined = n == 1 && pthread_join(sp.thread, NULL) == 0;
     sp.started = 0;
+  }
+  if (joined && (r = atomic_exchange(&sp.ready, NULL)) != NULL) {
+    free(r->text);
+    free(r);
+  }
+  {
+    int fd = atomic_exchange(&sp.term_fd, -1);
+
+    if (fd >= 0) {
+      close(fd);
+      unlink(sp.term_tmp);
+    }
   }
   /* A thread that could not be told to end keeps its pipes. */
   for (int i = 0; i < 2 && joined; i++) {

@@ -29,6 +29,31 @@
  *   ignored   SIGTERM is ignored before MPI_Init; after it, prints
  *             "ignored 1" if it still is, then sends itself SIGTERM and
  *             prints "alive".
+ *   termlog   SIGTERM and SIGINT get a one-shot handler before MPI_Init
+ *             that writes the CLOCK_MONOTONIC instant, in ns, to
+ *             DATAFILE.RANK (opened after MPI_Init) and raises the signal
+ *             again, to die of it; then prints "phase" and sleeps until a
+ *             signal ends it (for tests/final-write.test: pmon's handler
+ *             acts before the program's, so the instant is after pmon's
+ *             final write).
+ *   act-KIND, act-KIND-info   SIGTERM's action is set before MPI_Init,
+ *             with SA_SIGINFO in its flags for -info; 0.3 s after it the
+ *             program raises SIGTERM, then again, printing (flushed) what
+ *             it sees before each, so that the output and the status are
+ *             those of the action, with pmon or without:
+ *               dfl    SIG_DFL: it dies of the first.
+ *               ign    SIG_IGN: prints "ignored 1" if it still is after
+ *                      MPI_Init, and lives through both.
+ *               once   a handler with SA_RESETHAND: called once ("called
+ *                      N siginfo S", S 1 when the handler was given the
+ *                      siginfo of the raise, - when it did not ask), then
+ *                      "reset 1 flags F" (the action SIG_DFL again, F 1 when
+ *                      its flags are the program's), and it dies of the
+ *                      second.
+ *               keep   a handler: called twice, and the program ends.
+ *               left   a handler with SA_RESETHAND, raised once before
+ *                      MPI_Init: the kernel has left SIG_DFL with the
+ *                      program's flags; it dies of the first.
  *
  * Exit status 0 when it gets to the end, 1 on an MPI error, 2 on bad use.
  */
@@ -52,6 +77,100 @@ static const char *freq_file;
 static volatile sig_atomic_t n_int, n_term, masked;
 static char in_handler[32] = "none";
 static int pipe_fd[2];
+static volatile sig_atomic_t n_act, info_ok = -1;
+static volatile sig_atomic_t log_fd = -1;
+
+/* termlog: the instant, then the signal's default action. */
+static void on_log(int sig)
+{
+  struct timespec t;
+  char buf[32], *p = buf + sizeof buf;
+  unsigned long long ns;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  ns = (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+  *--p = '\n';
+  do
+    *--p = (char)('0' + ns % 10);
+  while ((ns /= 10) != 0);
+  if (log_fd >= 0 && write(log_fd, p, (size_t)(buf + sizeof buf - p)) < 0)
+    log_fd = -1;
+  raise(sig); /* SIG_DFL again (SA_RESETHAND): taken on return */
+}
+
+static void on_act(int sig)
+{
+  (void)sig;
+  n_act++;
+}
+
+static void on_act_info(int sig, siginfo_t *si, void *uc)
+{
+  n_act++;
+  info_ok = sig == SIGTERM && si != NULL && si->si_signo == SIGTERM &&
+            si->si_pid == getpid() && uc != NULL;
+}
+
+/* act-KIND[-info]: SIGTERM's action before MPI_Init (*FLAGS its flags). */
+static int set_action(const char *kind, int *flags)
+{
+  int info = strstr(kind, "-info") != NULL;
+  struct sigaction sa;
+
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = info ? SA_SIGINFO : 0;
+  if (strncmp(kind, "dfl", 3) == 0)
+    sa.sa_handler = SIG_DFL;
+  else if (strncmp(kind, "ign", 3) == 0)
+    sa.sa_handler = SIG_IGN;
+  else if (strncmp(kind, "once", 4) == 0 || strncmp(kind, "keep", 4) == 0 ||
+           strncmp(kind, "left", 4) == 0) {
+    if (info)
+      sa.sa_sigaction = on_act_info;
+    else
+      sa.sa_handler = on_act;
+    if (kind[0] != 'k')
+      sa.sa_flags |= SA_RESETHAND;
+  } else
+    return -1;
+  *flags = sa.sa_flags;
+  if (sigaction(SIGTERM, &sa, NULL) != 0)
+    return -1;
+  if (kind[0] == 'l') { /* the kernel resets it: SIG_DFL, flags kept */
+    raise(SIGTERM);
+    n_act = 0;
+    info_ok = -1;
+  }
+  return 0;
+}
+
+/* What act-KIND sees: before each raise, and after the second. */
+static void act_raise(const char *kind, int flags)
+{
+  struct sigaction now;
+
+  if (strncmp(kind, "ign", 3) == 0) {
+    sigaction(SIGTERM, NULL, &now);
+    printf("ignored %d\n", now.sa_handler == SIG_IGN);
+  }
+  printf("raise 1\n");
+  fflush(stdout);
+  raise(SIGTERM);
+  printf("called %d siginfo %s\n", (int)n_act,
+         info_ok < 0 ? "-" : info_ok ? "1" : "0");
+  if (strncmp(kind, "once", 4) == 0) {
+    sigaction(SIGTERM, NULL, &now);
+    /* SA_RESTORER is the C library's own, with or without pmon. */
+    printf("reset %d flags %d\n", now.sa_handler == SIG_DFL,
+           ((now.sa_flags ^ flags) & ~0x04000000) == 0);
+  }
+  printf("raise 2\n");
+  fflush(stdout);
+  raise(SIGTERM);
+  printf("called %d\n", (int)n_act);
+  fflush(stdout);
+}
 
 /* FREQFILE's value, or "none". */
 static void read_freq(char *buf, size_t size)
@@ -121,7 +240,7 @@ int main(int argc, char **argv)
   struct sigaction sa;
   MPI_File fh;
   MPI_Status st;
-  int rank, rc = 0;
+  int rank, rc = 0, act_flags = 0;
 
   if (argc < 3) {
     fprintf(stderr, "usage: sigs MODE DATAFILE [FREQFILE]\n");
@@ -138,6 +257,15 @@ int main(int argc, char **argv)
   } else if (strcmp(mode, "ignored") == 0) {
     sa.sa_handler = SIG_IGN;
     sigaction(SIGTERM, &sa, NULL);
+  } else if (strcmp(mode, "termlog") == 0) {
+    sa.sa_handler = on_log;
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+  } else if (strncmp(mode, "act-", 4) == 0 &&
+             set_action(mode + 4, &act_flags) != 0) {
+    fprintf(stderr, "sigs: %s: no such mode\n", mode);
+    return 2;
   }
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -157,6 +285,15 @@ int main(int argc, char **argv)
   fflush(stdout);
   if (strcmp(mode, "handlers") == 0) {
     rc = handlers();
+  } else if (strcmp(mode, "termlog") == 0) {
+    char path[4096];
+
+    snprintf(path, sizeof path, "%s.%d", argv[2], rank);
+    log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    printf("phase\n");
+    fflush(stdout);
+    for (;;)
+      pause();
   } else if (strcmp(mode, "term") == 0) {
     printf("phase\n");
     fflush(stdout);
@@ -177,6 +314,11 @@ int main(int argc, char **argv)
     MPI_Abort(MPI_COMM_WORLD, 5);
   } else if (strcmp(mode, "exit") == 0) {
     exit(3);
+  } else if (strncmp(mode, "act-", 4) == 0) {
+    struct timespec t = {0, 300000000};
+
+    nanosleep(&t, NULL);
+    act_raise(mode + 4, act_flags);
   } else if (strcmp(mode, "ignored") == 0) {
     struct sigaction now;
 
