@@ -5,7 +5,7 @@
 # BUSY busy loops (default 2, PMON_LOAD_BUSY) run at the same priority as
 # COMMAND for as long as it runs, and are stopped when it ends, fails or
 # is interrupted.  Exits with COMMAND's status.  make check-loaded runs the
-# test suite so.
+# test suite so.  COMMAND finds BUSY in PMON_TEST_LOAD.
 busy=${PMON_LOAD_BUSY:-2}
 if [ "$1" = -n ] && [ -n "$2" ]; then
   busy=$2
@@ -27,6 +27,9 @@ while [ "$i" -lt "$busy" ]; do
   i=$((i + 1))
 done
 echo "loaded.sh: $busy busy loops (pids$pids) while: $*"
+# The tests that must say what a busy machine costs them read it here.
+PMON_TEST_LOAD=$busy
+export PMON_TEST_LOAD
 "$@"
 rc=$?
 stop
