@@ -94,6 +94,12 @@ struct pmon_freq_shared {
 
 struct pmon_shared {
   struct pmon_freq_shared freq;
+  /* The spool's final write on SIGTERM and SIGINT (lib/spool.c): ARMED
+   * while the leader's handler would make it, FINAL counts the writes it
+   * made; the node's other ranks wait for FINAL to move before the
+   * signal ends them (a launcher kills the rest when one rank dies). */
+  _Atomic uint32_t spool_armed;
+  _Atomic uint32_t spool_final;
   int32_t nmeters;
   int32_t total_meter;                /* -1 when the node has no total */
   uint32_t total_mask[PMON_METER_MAX]; /* per meter, its channels in the

@@ -276,8 +276,7 @@ static int init_locked(int by_preload)
                                 NULL) == MPI_SUCCESS)
       PMPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
   }
-  if (g->leader)
-    pmon__spool_start();
+  pmon__spool_start(); /* the leader's spool, the others' wait for it */
   g->by_preload = by_preload;
   atomic_store(&g->phase, PMON_PHASE_RUNNING);
   if (rc == 0)

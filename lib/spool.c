@@ -47,6 +47,14 @@
  * handler then wakes the thread to write them (pmon_job_running 0) and
  * waits for that at most TERM_WAIT_MS.  The signal then goes where the
  * program sent it (base/signals.c says how).
+ *
+ * The node's other ranks get the same signal from the launcher or the
+ * group, and one that dies of it at once makes the launcher kill the
+ * rest, the leader too, within milliseconds (Hydra ~4 ms, Open MPI's
+ * mpirun 6-9 ms), maybe before its write.  So their handler
+ * (follow_leader()) waits, at most FOLLOW_WAIT_MS, for the leader's
+ * handler to count a write in the node-shared segment, while the leader
+ * keeps its spool (sh->spool_armed), and lets the signal go on.
  */
 #include "config.h"
 
@@ -79,6 +87,7 @@
 #define SPOOL_MIN_S 0.1
 #define SPOOL_MAX_S 86400.0
 #define TERM_WAIT_MS 1000 /* the handler's longest wait for the metrics */
+#define FOLLOW_WAIT_MS 500 /* a rank's longest wait for the leader's write */
 #define STATE_WAIT_NS 200000000ull /* its longest for a rename under way */
 
 /* A figure of the text kept ready for the handler: its kind, and for a
@@ -124,6 +133,7 @@ static struct {
   _Atomic int state;      /* ST_* */
   _Atomic unsigned term_gen; /* the handler's writes */
   unsigned long long mark; /* the markers' nonce */
+  uint32_t followed;      /* not a leader: the leader's writes waited for */
 } sp = {.wake = {-1, -1}, .ack = {-1, -1}, .term_fd = -1};
 
 int pmon__spool_config(void)
@@ -623,6 +633,9 @@ static int last_write(void)
       if (!ok || rename(sp.term_tmp, sp.path) != 0)
         unlink(sp.term_tmp);
     }
+    /* Done or failed: the other ranks need not wait longer. */
+    if (pmon__g.sh != NULL)
+      atomic_fetch_add(&pmon__g.sh->spool_final, 1);
     unclaim();
   }
   if (sp.metrics_on && wake >= 0 && ack >= 0 && write(wake, &c, 1) == 1) {
@@ -631,6 +644,33 @@ static int last_write(void)
     if (poll(&p, 1, TERM_WAIT_MS) > 0 && read(ack, &c, 1) < 0)
       c = 0;
   }
+  return 0;
+}
+
+/* SIGTERM, SIGINT on a rank that is not its node's leader: while the
+ * leader keeps a spool, wait until its handler has counted one more
+ * final write than this rank saw last, at most FOLLOW_WAIT_MS (the
+ * leader may have no signal coming).  Holds ST_HANDLER meanwhile, so
+ * that pmon__spool_stop() does not free the segment under it.
+ * Async-signal-safe; returns 0. */
+static int follow_leader(void)
+{
+  struct pmon_shared *sh = pmon__g.sh;
+
+  if (sh == NULL || claim(ST_HANDLER) != 0)
+    return 0;
+  for (int ms = 0; ms < FOLLOW_WAIT_MS && atomic_load(&sh->spool_armed);
+       ms++) {
+    uint32_t f = atomic_load(&sh->spool_final);
+    struct timespec ts = {0, 1000000};
+
+    if (f != sp.followed) {
+      sp.followed = f;
+      break;
+    }
+    nanosleep(&ts, NULL);
+  }
+  unclaim();
   return 0;
 }
 
@@ -784,8 +824,15 @@ void pmon__spool_start(void)
   sigset_t all, old;
   int metrics;
 
-  if (!g->leader)
+  if (!g->leader) {
+    /* Only where the leader may keep a spool, and has ranks to wait. */
+    atomic_store(&sp.state, ST_FREE);
+    if (sp.interval_s > 0 && g->sh != NULL && g->local_size > 1) {
+      sp.followed = atomic_load(&g->sh->spool_final);
+      pmon__signals_take(PMON_SIG_SPOOL, follow_leader, NULL);
+    }
     return;
+  }
   /* The markers of the text kept ready: of this process and instant. */
   sp.mark = (unsigned long long)pmon__now_ns() ^
             (unsigned long long)getpid() << 40 ^ 0x9e3779b97f4a7c15ull;
@@ -836,6 +883,8 @@ void pmon__spool_start(void)
     return fail("cannot start its thread");
   }
   pmon__signals_take(PMON_SIG_SPOOL, last_write, NULL);
+  if (sp.job != NULL && g->sh != NULL)
+    atomic_store(&g->sh->spool_armed, 1);
 }
 
 void pmon__spool_stop(void)
@@ -844,6 +893,9 @@ void pmon__spool_stop(void)
   int joined = !sp.started;
   struct ready *r;
 
+  /* The other ranks' handlers stop waiting for this one's. */
+  if (pmon__g.leader && pmon__g.sh != NULL)
+    atomic_store(&pmon__g.sh->spool_armed, 0);
   pmon__signals_give(PMON_SIG_SPOOL);
   /* A handler under way (on another thread) ends first; none after. */
   claim(ST_CLOSED);
