@@ -440,6 +440,12 @@ static void regions(FILE *out, const struct report *r) {
     if (g->unclosed > 0)
       fprintf(out, " <span class=\"muted\">(open at the end %.0f "
               "time%s)</span>", g->unclosed, g->unclosed == 1 ? "" : "s");
+    if (g->energy_method != NULL && (strcmp(g->energy_method, "fit") == 0 ||
+                                     strcmp(g->energy_method, "mixed") == 0))
+      fprintf(out, " <span class=\"muted\" title=\"energy_method %s: "
+              "pmon(7), Short regions\">(fitted over the meter's "
+              "intervals%s)</span>", g->energy_method,
+              strcmp(g->energy_method, "mixed") == 0 ? " on some nodes" : "");
     fputs("</td>", out);
     bar_cell(out, g->energy_j, g->energy_err_j, max, r->estimated);
     energy_cell(out, g->energy_j, g->energy_err_j, r->estimated);

@@ -224,6 +224,7 @@ static const struct field region_fields[] = {
   FIELD(struct region, power_w, K_NUM), FIELD(struct region, unclosed, K_COUNT),
   FIELD(struct region, coverage, K_NUM),
   FIELD(struct region, energy_err_j, K_NUM),
+  FIELD(struct region, energy_method, K_STR),
 };
 
 static const struct field io_fields[] = {

@@ -81,6 +81,7 @@ static const struct column region_cols[] = {
   COL("share", "share_pct", struct region, share, C_PCT, 1),
   COL(NULL, "coverage", struct region, coverage, C_NUM, 3),
   COL(NULL, "energy_err_j", struct region, energy_err_j, C_ERR, 0),
+  COL(NULL, "energy_method", struct region, energy_method, C_STR, 0),
 };
 
 static const struct column event_cols[] = {
@@ -933,6 +934,29 @@ static void print_incomplete(FILE *out, const struct report *r) {
   fputs(named < n ? " ...\n" : "\n", out);
 }
 
+/* The regions whose energy was fitted over the meter's intervals (its
+ * energy_method "fit", or "mixed": on some nodes), in REG's order, named
+ * in one note; none when every region's was interpolated. */
+static void print_fitted(FILE *out, const struct region *reg, size_t n)
+{
+  const char *sep = "note: energy_j fitted over the meter's intervals, not "
+                    "interpolated at the boundaries, for ";
+  int any = 0;
+
+  for (size_t i = 0; i < n; i++) {
+    const char *m = reg[i].energy_method;
+
+    if (m == NULL || (strcmp(m, "fit") != 0 && strcmp(m, "mixed") != 0))
+      continue;
+    fprintf(out, "%s%s%s", sep, reg[i].name ? report_tty(reg[i].name) : "-",
+            strcmp(m, "mixed") == 0 ? " (on some nodes)" : "");
+    sep = ", ";
+    any = 1;
+  }
+  if (any)
+    fputs(" (energy_method; pmon(7), Short regions)\n", out);
+}
+
 /* Whether R's region table would look wrong to a reader who multiplies
  * or adds: a region whose time x power is off its energy by more than
  * 1 %, or region times that add up to more than the wall time. */
@@ -1014,6 +1038,7 @@ void report_text(FILE *out, const struct report *r, unsigned sections,
             "need not be energy_j, and the regions of several\n      ranks, "
             "or nested, can add up to more than the wall time (pmon(7),\n"
             "      Regions)\n", out);
+    print_fitted(out, sorted, r->nregions);
     for (size_t i = 0; i < r->nregions; i++)
       if (sorted[i].coverage < 0.995) /* false for NAN */
         fprintf(out, "note: region '%s' was measured over %.0f%% of its "

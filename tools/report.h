@@ -142,6 +142,8 @@ struct region {
   double count, time_s, energy_j, energy_err_j, power_w, unclosed;
   double coverage; /* Share of its time measured, 0 to 1; NAN if absent. */
   double share;  /* Percent of the job's energy, NAN when unknown. */
+  const char *energy_method; /* "fit", "mixed", ...; NULL when absent
+                                (a report from before it: interpolation) */
   size_t index;  /* Position in the file, to keep sorting stable. */
 };
 
