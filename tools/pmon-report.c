@@ -119,6 +119,7 @@ static void usage(FILE *out) {
         "                          from its spool\n"
         "  watch [SPOOLDIR]        a running job, from its spool\n"
         "  metrics REPORT          a report as Prometheus metrics\n"
+        "  advise REPORT           what would have cost less, with bars\n"
         "  model calibrate|predict|validate\n"
         "                          the I/O approaches' energy model\n"
         "\n"
@@ -300,6 +301,8 @@ int main(int argc, char **argv) {
     return report_metrics(argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "watch") == 0)
     return report_watch(argc - 1, argv + 1);
+  if (argc > 1 && strcmp(argv[1], "advise") == 0)
+    return report_advise(argc - 1, argv + 1);
   status = parse_args(argc, argv, &opt);
   if (status >= 0)
     return status;

@@ -410,6 +410,13 @@ int report_metrics(int argc, char **argv);
  * ended or its spool stopped moving, 2 on a usage error. */
 int report_watch(int argc, char **argv);
 
+/* ---- report-advise.c --------------------------------------------------- */
+
+/* Runs "pmon-report advise": argv[0] is "advise", its options and the
+ * report follow.  Returns the exit status: 0 (also with no advice), 1
+ * when the report cannot be read, 2 on a usage error. */
+int report_advise(int argc, char **argv);
+
 /* ---- report-html.c ----------------------------------------------------- */
 
 /* The style sheet of the pages (the job page, the comparison page): CSS

@@ -1,0 +1,339 @@
+/*
+ * report-advise.c - "pmon-report advise": what would have cost less,
+ * from one report's own figures, each with its bar and what it assumes
+ * (pmon-report(1), ADVISE).
+ *
+ * An item is made only where the report holds the figures it needs, and
+ * only when its saving is larger than its bar (the data supports it);
+ * nothing is invented: a figure the report lacks is null, and an
+ * estimated report says so in every item.  The kinds made here:
+ *
+ *   comm-message-size  per MPI call, the bytes moved in size bins whose
+ *                      joules per byte exceed those of the call's largest
+ *                      bin, as if moved at the largest bin's J/B;
+ *   io-access-size     the same for MPI-IO reads and writes (io.sizes);
+ *   wait               the energy spent in MPI calls that only wait
+ *                      (barriers, the Wait family): the bound that a
+ *                      run whose ranks arrived together would save.
+ *
+ * A bin's saving is BYTES x (J/B of the bin - J/B of the largest bin).
+ * Its bar adds, linearly (the bins' errors share the node's meter, so
+ * they may lean one way), each small bin's own energy bar and the
+ * largest bin's J/B bar times the bytes moved at it.  The time change is
+ * the same sum with seconds per byte, without a bar (the time of a call
+ * is counted, not measured against a meter).
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "report.h"
+
+#define ITEMS_MAX 64
+
+static const char usage[] =
+  "usage: pmon-report advise [--json] REPORT\n"
+  "What would have cost less in the job of REPORT, from its own figures:\n"
+  "a ranked list of changes, each with its predicted saving in joules and\n"
+  "its bar, the predicted change of time, and what it assumes.\n"
+  "  -j, --json   print the advice as JSON\n"
+  "  -h, --help   print this help\n"
+  "Exit status: 0 (also when there is no advice), 1 when REPORT cannot be\n"
+  "read, 2 on bad usage.  See pmon-report(1), ADVISE.\n";
+
+struct item {
+  const char *kind;
+  char what[256], setting[256], assumes[512];
+  double saving_j, saving_err_j, time_change_s, time_change_err_s;
+};
+
+#define complain(status, ...) \
+  report_say(status, "pmon-report: advise", __VA_ARGS__)
+
+/* One bin of a call or an I/O operation, as the savings need it. */
+struct bin {
+  double size_min, size_max, bytes, energy_j, energy_err_j, time_s;
+};
+
+static int usable(const struct bin *b)
+{
+  return b->bytes > 0 && isfinite(b->energy_j) && b->energy_j >= 0;
+}
+
+/* The saving of moving the bytes of the bins of B (N of them, by size)
+ * below the largest usable one at that one's J/B, into IT; 0 when there
+ * is one (OP is the call or operation, UNIT what moves), -1 when none. */
+static int size_item(struct item *it, const char *kind, const char *op,
+                     const char *unit, const struct bin *b, size_t n,
+                     const char *est)
+{
+  const struct bin *big = NULL;
+  double save = 0, err = 0, dt = 0, moved = 0, jpb, jpb_err, spb;
+  int time_known = 1;
+
+  for (size_t i = 0; i < n; i++)
+    if (usable(&b[i]) && (big == NULL || b[i].size_min > big->size_min))
+      big = &b[i];
+  if (big == NULL)
+    return -1;
+  jpb = big->energy_j / big->bytes;
+  jpb_err = isfinite(big->energy_err_j) ? big->energy_err_j / big->bytes
+                                        : NAN;
+  spb = big->time_s / big->bytes;
+  for (size_t i = 0; i < n; i++) {
+    const struct bin *s = &b[i];
+
+    if (!usable(s) || s->size_max >= big->size_min ||
+        s->energy_j / s->bytes <= jpb)
+      continue;
+    save += s->energy_j - s->bytes * jpb;
+    err += (isfinite(s->energy_err_j) ? s->energy_err_j : NAN) +
+           s->bytes * jpb_err;
+    if (isfinite(s->time_s) && isfinite(spb))
+      dt -= s->time_s - s->bytes * spb;
+    else
+      time_known = 0;
+    moved += s->bytes;
+  }
+  /* Supported only when the saving is larger than its bar (or, where
+   * the bar is unknown, as an estimate's, above 0: said so). */
+  if (moved == 0 || !(isnan(err) ? save > 0 : save > err))
+    return -1;
+  it->kind = kind;
+  it->saving_j = save;
+  it->saving_err_j = err;
+  it->time_change_s = time_known ? dt : NAN;
+  it->time_change_err_s = NAN;
+  snprintf(it->what, sizeof it->what,
+           "%s: %.6g bytes in %ss below %.0f bytes cost %.3g J/B, "
+           "%.3g times the %.0f-%.0f byte ones",
+           op, moved, unit, big->size_min, (save + moved * jpb) / moved,
+           (save + moved * jpb) / moved / jpb, big->size_min, big->size_max);
+  snprintf(it->setting, sizeof it->setting,
+           "%s: move the same data in %ss of %.0f bytes or more "
+           "(aggregate the small ones)", op, unit, big->size_min);
+  snprintf(it->assumes, sizeof it->assumes,
+           "the small %ss' bytes cost what the %.0f-%.0f byte ones cost "
+           "per byte in this run (%.3g J/B, %.3g s/B); the bar adds the "
+           "bins' energy bars%s",
+           unit, big->size_min, big->size_max, jpb, spb, est);
+  return 0;
+}
+
+/* The comm-message-size items, one per call, into IT; how many. */
+static size_t comm_items(const struct report *r, struct item *it, size_t max,
+                         const char *est)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; i < r->comm.nrows && n < max;) {
+    const char *call = r->comm.rows[i].call;
+    struct bin b[64];
+    size_t k = 0, j = i;
+
+    for (; j < r->comm.nrows && call != NULL && r->comm.rows[j].call != NULL &&
+           strcmp(r->comm.rows[j].call, call) == 0; j++) {
+      const struct commrow *c = &r->comm.rows[j];
+
+      if (k < 64)
+        b[k++] = (struct bin){c->size_min, c->size_max, c->bytes,
+                              c->energy_j, c->energy_err_j, c->time_s};
+    }
+    if (j == i)
+      j = i + 1;
+    if (call != NULL && size_item(&it[n], "comm-message-size", call, "message",
+                                  b, k, est) == 0)
+      n++;
+    i = j;
+  }
+  return n;
+}
+
+/* The io-access-size items, one per operation (read, write), into IT. */
+static size_t io_items(const struct report *r, struct item *it, size_t max,
+                       const char *est)
+{
+  static const char *const ops[] = {"read", "write"};
+  size_t n = 0;
+
+  for (size_t o = 0; o < 2 && n < max; o++) {
+    struct bin b[64];
+    size_t k = 0;
+
+    for (size_t i = 0; i < r->io.nsizes && k < 64; i++) {
+      const struct iosize *s = &r->io.sizes[i];
+      /* A bin's bar: its share of the job's I/O energy bar. */
+      double err = r->io.energy_j > 0 && isfinite(r->io.energy_err_j)
+                     ? r->io.energy_err_j * s->energy_j / r->io.energy_j
+                     : NAN;
+
+      if (s->op != NULL && strcmp(s->op, ops[o]) == 0)
+        b[k++] = (struct bin){s->size_min, s->size_max, s->bytes,
+                              s->energy_j, err, s->time_s};
+    }
+    if (size_item(&it[n], "io-access-size",
+                  o == 0 ? "MPI-IO reads" : "MPI-IO writes", "access", b, k,
+                  est) == 0)
+      n++;
+  }
+  return n;
+}
+
+/* The wait item: the energy in calls that only wait. */
+static size_t wait_items(const struct report *r, struct item *it,
+                         const char *est)
+{
+  static const char *const waits[] = {"MPI_Barrier", "MPI_Ibarrier",
+                                      "MPI_Wait", "MPI_Waitall",
+                                      "MPI_Waitany", "MPI_Waitsome", NULL};
+  double e = 0, err = 0, t = 0;
+  char names[160] = "";
+
+  for (size_t i = 0; i < r->comm.nrows; i++) {
+    const struct commrow *c = &r->comm.rows[i];
+    int w = 0;
+
+    for (int k = 0; waits[k] != NULL && c->call != NULL; k++)
+      w |= strcmp(c->call, waits[k]) == 0;
+    if (!w || !isfinite(c->energy_j))
+      continue;
+    e += c->energy_j;
+    err += isfinite(c->energy_err_j) ? c->energy_err_j : NAN;
+    t += c->time_s;
+    if (strstr(names, c->call) == NULL &&
+        strlen(names) + strlen(c->call) + 3 < sizeof names)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+               names[0] ? ", " : "", c->call);
+  }
+  if (!(isnan(err) ? e > 0 : e > err))
+    return 0;
+  it->kind = "wait";
+  it->saving_j = e;
+  it->saving_err_j = err;
+  it->time_change_s = NAN; /* the ranks' waits overlap: no run time */
+  it->time_change_err_s = NAN;
+  snprintf(it->what, sizeof it->what,
+           "%.3g s summed over the ranks in %s, which only wait", t, names);
+  snprintf(it->setting, sizeof it->setting,
+           "balance the work between the ranks (or overlap it with the "
+           "communication) so that they wait less");
+  snprintf(it->assumes, sizeof it->assumes,
+           "an upper bound: a run whose ranks arrived together would not "
+           "spend this energy in those calls; the node's power while "
+           "waiting is counted, not what it would be otherwise%s", est);
+  return 1;
+}
+
+static int by_saving(const void *a, const void *b)
+{
+  const struct item *x = a, *y = b;
+
+  return (x->saving_j < y->saving_j) - (x->saving_j > y->saving_j);
+}
+
+static json_t *num_or_null(double v)
+{
+  return isfinite(v) ? json_real(v) : json_null();
+}
+
+static int print_json(const struct item *it, size_t n)
+{
+  json_t *items = json_array(), *root;
+  int rc;
+
+  for (size_t i = 0; i < n; i++)
+    json_array_append_new(
+      items, json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:s}", "kind",
+                       it[i].kind, "what", it[i].what, "setting",
+                       it[i].setting, "saving_j", num_or_null(it[i].saving_j),
+                       "saving_err_j", num_or_null(it[i].saving_err_j),
+                       "time_change_s", num_or_null(it[i].time_change_s),
+                       "time_change_err_s",
+                       num_or_null(it[i].time_change_err_s), "assumes",
+                       it[i].assumes));
+  root = json_pack("{s:o}", "items", items);
+  rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+  putchar('\n');
+  json_decref(root);
+  return rc;
+}
+
+static void print_text(const struct report *r, const struct item *it,
+                       size_t n)
+{
+  printf("advice for job %s: %zu item%s%s\n",
+         r->job.id ? report_tty(r->job.id) : "-", n, n == 1 ? "" : "s",
+         n > 1 ? ", the largest saving first" : "");
+  if (n == 0)
+    printf("  none: no change that this report's figures support (see "
+           "pmon-report(1), ADVISE)\n");
+  for (size_t i = 0; i < n; i++) {
+    printf("%2zu. %s\n    seen:    %s\n    change:  %s\n", i + 1, it[i].kind,
+           report_tty(it[i].what), report_tty(it[i].setting));
+    if (isfinite(it[i].saving_err_j))
+      printf("    saving:  %.4g %s %.2g J", it[i].saving_j, report_pm(),
+             it[i].saving_err_j);
+    else
+      printf("    saving:  %.4g J, bar unknown", it[i].saving_j);
+    if (r->energy_j > 0)
+      printf(" (%.2g %% of the job's)", 100 * it[i].saving_j / r->energy_j);
+    if (isfinite(it[i].time_change_s))
+      printf(", time %+.3g s (no bar)", it[i].time_change_s);
+    else
+      printf(", time: not predicted");
+    printf("\n    assumes: %s\n", report_tty(it[i].assumes));
+  }
+}
+
+int report_advise(int argc, char **argv)
+{
+  static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
+                                           {"help", no_argument, NULL, 'h'},
+                                           {NULL, 0, NULL, 0}};
+  struct item it[ITEMS_MAX];
+  struct report r;
+  const char *name, *est;
+  int c, json = 0, rc = 0;
+  size_t n = 0;
+
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'j': json = 1; break;
+    case 'h': fputs(usage, stdout); return 0;
+    default:
+      return complain(2, "%s: invalid option", argv[optind - 1]);
+    }
+  }
+  if (argc - optind != 1) {
+    fputs(usage, stderr);
+    return 2;
+  }
+  name = strcmp(argv[optind], "-") ? argv[optind] : "(standard input)";
+  if (report_open(argv[optind], name, &r) != 0)
+    return 1;
+  est = r.estimated > 0 ? "; the report's energy is ESTIMATED by a model, "
+                          "not measured, and so is this saving"
+                        : "";
+  if (r.has_comm)
+    n += comm_items(&r, it + n, ITEMS_MAX / 2 - n, est);
+  if (r.has_io)
+    n += io_items(&r, it + n, 2, est);
+  if (r.has_comm)
+    n += wait_items(&r, it + n, est);
+  qsort(it, n, sizeof it[0], by_saving);
+  if (json)
+    rc = print_json(it, n) != 0;
+  else
+    print_text(&r, it, n);
+  report_tty_release();
+  report_free(&r);
+  return rc || fflush(stdout) != 0 ? 1 : 0;
+}
