@@ -111,15 +111,15 @@ static int size_item(struct item *it, const char *kind, const char *op,
   it->time_change_s = time_known ? dt : NAN;
   it->time_change_err_s = NAN;
   snprintf(it->what, sizeof it->what,
-           "%s: %.6g bytes in %ss below %.0f bytes cost %.3g J/B, "
+           "%s: %.6g bytes in %s below %.0f bytes cost %.3g J/B, "
            "%.3g times the %.0f-%.0f byte ones",
            op, moved, unit, big->size_min, (save + moved * jpb) / moved,
            (save + moved * jpb) / moved / jpb, big->size_min, big->size_max);
   snprintf(it->setting, sizeof it->setting,
-           "%s: move the same data in %ss of %.0f bytes or more "
+           "%s: move the same data in %s of %.0f bytes or more "
            "(aggregate the small ones)", op, unit, big->size_min);
   snprintf(it->assumes, sizeof it->assumes,
-           "the small %ss' bytes cost what the %.0f-%.0f byte ones cost "
+           "the small %s' bytes cost what the %.0f-%.0f byte ones cost "
            "per byte in this run (%.3g J/B, %.3g s/B); the bar adds the "
            "bins' energy bars%s",
            unit, big->size_min, big->size_max, jpb, spb, est);
@@ -147,8 +147,8 @@ static size_t comm_items(const struct report *r, struct item *it, size_t max,
     }
     if (j == i)
       j = i + 1;
-    if (call != NULL && size_item(&it[n], "comm-message-size", call, "message",
-                                  b, k, est) == 0)
+    if (call != NULL && size_item(&it[n], "comm-message-size", call,
+                                  "messages", b, k, est) == 0)
       n++;
     i = j;
   }
@@ -178,7 +178,7 @@ static size_t io_items(const struct report *r, struct item *it, size_t max,
                               s->energy_j, err, s->time_s};
     }
     if (size_item(&it[n], "io-access-size",
-                  o == 0 ? "MPI-IO reads" : "MPI-IO writes", "access", b, k,
+                  o == 0 ? "MPI-IO reads" : "MPI-IO writes", "accesses", b, k,
                   est) == 0)
       n++;
   }
