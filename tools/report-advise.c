@@ -39,18 +39,26 @@
 
 static const char usage[] =
   "usage: pmon-report advise [--json] REPORT\n"
+  "       pmon-report advise --check [--json] BEFORE AFTER\n"
   "What would have cost less in the job of REPORT, from its own figures:\n"
   "a ranked list of changes, each with its predicted saving in joules and\n"
   "its bar, the predicted change of time, and what it assumes.\n"
-  "  -j, --json   print the advice as JSON\n"
+  "With --check, each item of BEFORE's advice checked on the later run\n"
+  "AFTER: whether it was applied, the saving realized with its bar, and\n"
+  "whether the prediction held.\n"
+  "  -j, --json   print the advice, or the checks, as JSON\n"
+  "      --check  check BEFORE's advice on AFTER\n"
   "  -h, --help   print this help\n"
-  "Exit status: 0 (also when there is no advice), 1 when REPORT cannot be\n"
-  "read, 2 on bad usage.  See pmon-report(1), ADVISE.\n";
+  "Exit status: 0 (also when there is no advice; with --check, when every\n"
+  "applied item held), 3 when an applied item's prediction missed, 1 when\n"
+  "a report cannot be read, 2 on bad usage.  See pmon-report(1), ADVISE.\n";
 
 struct item {
   const char *kind;
   char what[256], setting[256], assumes[512];
   double saving_j, saving_err_j, time_change_s, time_change_err_s;
+  char key[64];  /* the call, or "read" or "write" (none for wait) */
+  double big_min; /* the size bin at whose J/B the small ones are put */
 };
 
 #define complain(status, ...) \
@@ -106,6 +114,7 @@ static int size_item(struct item *it, const char *kind, const char *op,
   if (moved == 0 || !(isnan(err) ? save > 0 : save > err))
     return -1;
   it->kind = kind;
+  it->big_min = big->size_min;
   it->saving_j = save;
   it->saving_err_j = err;
   it->time_change_s = time_known ? dt : NAN;
@@ -148,8 +157,10 @@ static size_t comm_items(const struct report *r, struct item *it, size_t max,
     if (j == i)
       j = i + 1;
     if (call != NULL && size_item(&it[n], "comm-message-size", call,
-                                  "messages", b, k, est) == 0)
+                                  "messages", b, k, est) == 0) {
+      snprintf(it[n].key, sizeof it[n].key, "%s", call);
       n++;
+    }
     i = j;
   }
   return n;
@@ -179,23 +190,26 @@ static size_t io_items(const struct report *r, struct item *it, size_t max,
     }
     if (size_item(&it[n], "io-access-size",
                   o == 0 ? "MPI-IO reads" : "MPI-IO writes", "accesses", b, k,
-                  est) == 0)
+                  est) == 0) {
+      snprintf(it[n].key, sizeof it[n].key, "%s", ops[o]);
       n++;
+    }
   }
   return n;
 }
 
-/* The wait item: the energy in calls that only wait. */
-static size_t wait_items(const struct report *r, struct item *it,
-                         const char *est)
+/* The calls that only wait, and their energy E, its bar ERR, their time
+ * T and names NAMES (of SIZE bytes) in R. */
+static void wait_sum(const struct report *r, double *e, double *err,
+                     double *t, char *names, size_t size)
 {
   static const char *const waits[] = {"MPI_Barrier", "MPI_Ibarrier",
                                       "MPI_Wait", "MPI_Waitall",
                                       "MPI_Waitany", "MPI_Waitsome", NULL};
-  double e = 0, err = 0, t = 0;
-  char names[160] = "";
 
-  for (size_t i = 0; i < r->comm.nrows; i++) {
+  *e = *err = *t = 0;
+  names[0] = '\0';
+  for (size_t i = 0; r->has_comm && i < r->comm.nrows; i++) {
     const struct commrow *c = &r->comm.rows[i];
     int w = 0;
 
@@ -203,16 +217,27 @@ static size_t wait_items(const struct report *r, struct item *it,
       w |= strcmp(c->call, waits[k]) == 0;
     if (!w || !isfinite(c->energy_j))
       continue;
-    e += c->energy_j;
-    err += isfinite(c->energy_err_j) ? c->energy_err_j : NAN;
-    t += c->time_s;
+    *e += c->energy_j;
+    *err += isfinite(c->energy_err_j) ? c->energy_err_j : NAN;
+    *t += c->time_s;
     if (strstr(names, c->call) == NULL &&
-        strlen(names) + strlen(c->call) + 3 < sizeof names)
-      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+        strlen(names) + strlen(c->call) + 3 < size)
+      snprintf(names + strlen(names), size - strlen(names), "%s%s",
                names[0] ? ", " : "", c->call);
   }
+}
+
+/* The wait item: the energy in calls that only wait. */
+static size_t wait_items(const struct report *r, struct item *it,
+                         const char *est)
+{
+  double e, err, t;
+  char names[160];
+
+  wait_sum(r, &e, &err, &t, names, sizeof names);
   if (!(isnan(err) ? e > 0 : e > err))
     return 0;
+  memset(it, 0, sizeof *it);
   it->kind = "wait";
   it->saving_j = e;
   it->saving_err_j = err;
@@ -228,6 +253,125 @@ static size_t wait_items(const struct report *r, struct item *it,
            "spend this energy in those calls; the node's power while "
            "waiting is counted, not what it would be otherwise%s", est);
   return 1;
+}
+
+static int by_saving(const void *a, const void *b);
+
+/* Every item of R, the largest saving first, into IT; how many. */
+static size_t advise(const struct report *r, struct item *it)
+{
+  const char *est = r->estimated > 0
+                      ? "; the report's energy is ESTIMATED by a model, "
+                        "not measured, and so is this saving"
+                      : "";
+  size_t n = 0;
+
+  if (r->has_comm)
+    n += comm_items(r, it + n, ITEMS_MAX / 2 - n, est);
+  if (r->has_io)
+    n += io_items(r, it + n, 2, est);
+  n += wait_items(r, it + n, est);
+  qsort(it, n, sizeof it[0], by_saving);
+  return n;
+}
+
+/* The figures of item IT's call or operation in R: the energy E of all
+ * its bins and its bar ERR, the bytes of all and of those below the
+ * item's large bin (SMALL).  0, or -1 when R has none of it. */
+static int key_sum(const struct report *r, const struct item *it, double *e,
+                   double *err, double *bytes, double *small)
+{
+  int comm = strcmp(it->kind, "comm-message-size") == 0, any = 0;
+  size_t n = comm ? (r->has_comm ? r->comm.nrows : 0)
+                  : (r->has_io ? r->io.nsizes : 0);
+
+  *e = *err = *bytes = *small = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *k = comm ? r->comm.rows[i].call : r->io.sizes[i].op;
+    double be, berr, bb, bmax;
+
+    if (k == NULL || strcmp(k, it->key) != 0)
+      continue;
+    if (comm) {
+      be = r->comm.rows[i].energy_j;
+      berr = r->comm.rows[i].energy_err_j;
+      bb = r->comm.rows[i].bytes;
+      bmax = r->comm.rows[i].size_max;
+    } else {
+      be = r->io.sizes[i].energy_j;
+      berr = r->io.energy_j > 0 ? r->io.energy_err_j * be / r->io.energy_j
+                                : NAN;
+      bb = r->io.sizes[i].bytes;
+      bmax = r->io.sizes[i].size_max;
+    }
+    *e += be;
+    *err += berr;
+    *bytes += bb;
+    if (bmax < it->big_min)
+      *small += bb;
+    any = 1;
+  }
+  return any && isfinite(*e) ? 0 : -1;
+}
+
+/* A check of BEFORE's item IT against AFTER. */
+struct check {
+  const struct item *it;
+  int applied, held;
+  double realized_j, realized_err_j;
+  char why[320];
+};
+
+static void check_item(const struct report *before,
+                       const struct report *after, const struct item *it,
+                       struct check *c)
+{
+  double eb, errb, bb, sb, ea, erra, ba, sa;
+  double tol;
+
+  memset(c, 0, sizeof *c);
+  c->it = it;
+  c->realized_j = c->realized_err_j = NAN;
+  if (strcmp(it->kind, "wait") == 0) {
+    double tb, ta;
+    char nb[160], na[160];
+
+    wait_sum(before, &eb, &errb, &tb, nb, sizeof nb);
+    wait_sum(after, &ea, &erra, &ta, na, sizeof na);
+    /* Applied: the ranks waited half as long or less. */
+    c->applied = ta <= 0.5 * tb;
+    c->realized_j = eb - ea;
+    c->realized_err_j = errb + erra;
+    tol = it->saving_err_j + c->realized_err_j;
+    /* An upper bound: held unless more was saved than it allows. */
+    c->held = !(c->realized_j > it->saving_j + tol);
+    snprintf(c->why, sizeof c->why,
+             "the waits took %.3g s after, %.3g s before", ta, tb);
+    return;
+  }
+  if (key_sum(before, it, &eb, &errb, &bb, &sb) != 0 ||
+      key_sum(after, it, &ea, &erra, &ba, &sa) != 0 || ba <= 0) {
+    snprintf(c->why, sizeof c->why, "%s: not in the later report", it->key);
+    return;
+  }
+  /* Applied: at most a tenth of the small bytes are left. */
+  c->applied = sa <= 0.1 * sb;
+  /* The later run's energy scaled to the earlier run's bytes. */
+  c->realized_j = eb - ea * bb / ba;
+  c->realized_err_j = errb + erra * bb / ba;
+  tol = it->saving_err_j + c->realized_err_j;
+  c->held = fabs(c->realized_j - it->saving_j) <= tol;
+  if (c->held)
+    snprintf(c->why, sizeof c->why, "%s: %.3g of %.3g bytes below %.0f "
+             "bytes left", it->key, sa, ba, it->big_min);
+  else
+    snprintf(c->why, sizeof c->why,
+             "%s: missed by %.3g J beyond both bars: the assumption that the "
+             "bytes cost %.3g J/B, as the large ones did before, failed "
+             "(%.3g J/B for all of them after)", it->key,
+             fabs(c->realized_j - it->saving_j) - tol,
+             eb > 0 && bb > 0 ? (eb - it->saving_j) / bb : NAN,
+             ea / ba);
 }
 
 static int by_saving(const void *a, const void *b)
@@ -291,44 +435,118 @@ static void print_text(const struct report *r, const struct item *it,
   }
 }
 
+static int print_checks_json(const struct check *c, size_t n)
+{
+  json_t *checks = json_array(), *root;
+  int rc;
+
+  for (size_t i = 0; i < n; i++)
+    json_array_append_new(
+      checks,
+      json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:s}", "kind",
+                c[i].it->kind, "setting", c[i].it->setting, "applied",
+                c[i].applied, "predicted_j", num_or_null(c[i].it->saving_j),
+                "predicted_err_j", num_or_null(c[i].it->saving_err_j),
+                "realized_j", num_or_null(c[i].realized_j), "realized_err_j",
+                num_or_null(c[i].realized_err_j), "held",
+                c[i].applied ? json_boolean(c[i].held) : json_null(), "why",
+                c[i].why));
+  root = json_pack("{s:o}", "checks", checks);
+  rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+  putchar('\n');
+  json_decref(root);
+  return rc;
+}
+
+static void print_checks_text(const struct report *b, const struct report *a,
+                              const struct check *c, size_t n)
+{
+  printf("advice for job %s checked on job %s: %zu item%s\n",
+         b->job.id ? report_tty(b->job.id) : "-",
+         a->job.id ? report_tty(a->job.id) : "-", n, n == 1 ? "" : "s");
+  for (size_t i = 0; i < n; i++) {
+    printf("%2zu. %s: %s\n", i + 1, c[i].it->kind,
+           !c[i].applied ? "not applied"
+           : c[i].held   ? "applied, the prediction held"
+                         : "applied, the prediction MISSED");
+    printf("    predicted %.4g %s %.2g J, realized ", c[i].it->saving_j,
+           report_pm(), c[i].it->saving_err_j);
+    if (isfinite(c[i].realized_j))
+      printf("%.4g %s %.2g J\n", c[i].realized_j, report_pm(),
+             c[i].realized_err_j);
+    else
+      printf("unknown\n");
+    printf("    %s\n", report_tty(c[i].why));
+  }
+}
+
+/* advise --check BEFORE AFTER: 0 when every applied item held, 3 when
+ * one missed, 1 when a report cannot be read. */
+static int check(const char *bpath, const char *apath, int json)
+{
+  struct item it[ITEMS_MAX];
+  struct check c[ITEMS_MAX];
+  struct report b, a;
+  size_t n;
+  int missed = 0, rc;
+
+  if (report_open(bpath, strcmp(bpath, "-") ? bpath : "(standard input)",
+                  &b) != 0)
+    return 1;
+  if (report_open(apath, strcmp(apath, "-") ? apath : "(standard input)",
+                  &a) != 0) {
+    report_free(&b);
+    return 1;
+  }
+  n = advise(&b, it);
+  for (size_t i = 0; i < n; i++) {
+    check_item(&b, &a, &it[i], &c[i]);
+    missed |= c[i].applied && !c[i].held;
+  }
+  if (json)
+    rc = print_checks_json(c, n) != 0;
+  else {
+    print_checks_text(&b, &a, c, n);
+    rc = 0;
+  }
+  report_tty_release();
+  report_free(&a);
+  report_free(&b);
+  return rc || fflush(stdout) != 0 ? 1 : missed ? 3 : 0;
+}
+
 int report_advise(int argc, char **argv)
 {
-  static const struct option longopts[] = {{"json", no_argument, NULL, 'j'},
-                                           {"help", no_argument, NULL, 'h'},
-                                           {NULL, 0, NULL, 0}};
+  static const struct option longopts[] = {
+    {"json", no_argument, NULL, 'j'}, {"check", no_argument, NULL, 'c'},
+    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   struct item it[ITEMS_MAX];
   struct report r;
-  const char *name, *est;
-  int c, json = 0, rc = 0;
-  size_t n = 0;
+  const char *name;
+  int c, json = 0, checking = 0, rc = 0;
+  size_t n;
 
   opterr = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
     switch (c) {
     case 'j': json = 1; break;
+    case 'c': checking = 1; break;
     case 'h': fputs(usage, stdout); return 0;
     default:
       return complain(2, "%s: invalid option", argv[optind - 1]);
     }
   }
-  if (argc - optind != 1) {
+  if (argc - optind != 1 + checking) {
     fputs(usage, stderr);
     return 2;
   }
+  if (checking)
+    return check(argv[optind], argv[optind + 1], json);
   name = strcmp(argv[optind], "-") ? argv[optind] : "(standard input)";
   if (report_open(argv[optind], name, &r) != 0)
     return 1;
-  est = r.estimated > 0 ? "; the report's energy is ESTIMATED by a model, "
-                          "not measured, and so is this saving"
-                        : "";
-  if (r.has_comm)
-    n += comm_items(&r, it + n, ITEMS_MAX / 2 - n, est);
-  if (r.has_io)
-    n += io_items(&r, it + n, 2, est);
-  if (r.has_comm)
-    n += wait_items(&r, it + n, est);
-  qsort(it, n, sizeof it[0], by_saving);
+  n = advise(&r, it);
   if (json)
     rc = print_json(it, n) != 0;
   else
