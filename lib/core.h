@@ -118,7 +118,7 @@ struct pmon_shared {
 
 /*
  * A rank's regions as it last published them for the node's spool
- * (lib/region.c): a slot of PMON_PUB_BYTES in the node-shared segment,
+ * (lib/regpub.c): a slot of PMON_PUB_BYTES in the node-shared segment,
  * only while the spool is on.  The rank writes it under SEQ, odd while it
  * writes; the leader's spool thread copies it and checks that SEQ did not
  * move (a sequence lock: the rank never waits for the leader).
@@ -548,6 +548,15 @@ void pmon__regions_free(void);
  * PMON_ENOMEM when some were lost (TAB->lost counts them). */
 struct pmon_rtab;
 int pmon__regions_table(struct pmon_rtab *tab);
+
+/* lib/regpub.c */
+/* The rank's publication of its regions for the spool: its interval, and
+ * region.c's boundaries calling it (pmon__regions_pub_hook()); at init,
+ * after pmon__regions_layout(), before any region call. */
+void pmon__pub_start(void);
+/* The end of it: the hook cleared, its buffers freed; after
+ * pmon__regions_free(). */
+void pmon__pub_free(void);
 /*
  * The node's regions as its ranks last published them, for the spool,
  * into NODE (a PMON_RT_NODE table): regions still open closed at the

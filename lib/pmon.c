@@ -156,6 +156,7 @@ static void teardown(void)
   if (g->leader)
     pmon__meters_close();
   pmon__regions_free();
+  pmon__pub_free();
   pmon__io_free();
   pmon__comm_free();
   pmon__cpufreq_close();
@@ -264,6 +265,7 @@ static int init_locked(int by_preload)
   node_barrier();
   g->t_init_ns = g->sh->t_init_ns;
   pmon__regions_layout(); /* the segment is whole now */
+  pmon__pub_start();
   if (g->rank == 0)
     job_id();
   if (g->mpi) {

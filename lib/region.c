@@ -33,6 +33,11 @@
  * Region calls take no lock, except a thread's first use of a name, which
  * looks the name up in the process's registry under names.lock (a hash
  * lookup, never anything slow).
+ *
+ * The block's layout and a thread's regions are in region.h, which this
+ * file shares with lib/regpub.c only: that file, above this one,
+ * publishes a rank's regions to its node and reads them back for the
+ * spool.
  */
 #include "config.h"
 
@@ -40,8 +45,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -49,6 +52,7 @@
 #include "core.h"
 #include "env.h"
 #include "regfit.h"
+#include "region.h"
 #include "rtab.h"
 
 #define OTHER_NAME "(other)"
@@ -90,90 +94,15 @@ struct rmeter {
                        bucket spans j-2..j; -1 a pair in j-1..j */
 };
 
-struct region {
-  uint64_t hash;
-  uint64_t count;          /* completed outermost pairs ((other): every
-                              folded pair) */
-  uint64_t unclosed;       /* closed by pmon_finalize() */
-  uint64_t t_begin;        /* of the open outermost instance */
-  uint64_t time_ns;        /* inclusive time of the completed pairs */
-  uint64_t first_ns;       /* first begin, for ordering */
-  uint64_t outer;          /* outermost pairs, completed or closed by
-                              pmon_finalize() (count has folded pairs
-                              nested in others too) */
-  uint64_t first_end;      /* the end of the first outermost pair */
-  uint64_t last_begin, last_end; /* the last outermost pair */
-  uint32_t depth;          /* open instances in this thread */
-  uint32_t unresolved;     /* boundaries that found no timeline */
-  uint16_t used;           /* bit m: meter m's bucket holds boundaries */
-  uint16_t other;          /* the region of folded names */
-  uint16_t fslot;          /* its column in the thread's fit (0: none),
-                              FIT_PARENT once a region was opened in it */
-  /* struct rmeter rm[nmeters]; double a_e[nch]; double e[nch]; name */
-};
-
-/* Regions keyed by name: open addressing, capacity a power of two, at
- * most half full. */
-struct rset {
-  struct region **slot;
-  size_t cap, n;
-};
-
-/* Hashes of names (0 marks an empty slot), up to HSET_MAX slots; FULL
- * once one could not be kept. */
-struct hset {
-  uint64_t *s;
-  size_t cap, n;
-  int full;
-};
-
 struct open_region {
   struct region *r;
   uint64_t hash;           /* of the name it was opened with */
 };
 
-struct pmon_thread {
-  struct pmon_thread *next;
-  int index;                /* creation order */
-  struct rset regions;      /* its entries, which it owns */
-  struct open_region *stack;
-  size_t depth, stack_cap;
-  struct region *other;     /* "(other)", once a name was folded */
-  struct hset folded;       /* names it folded: their next begins need
-                               no lock */
-  /* Its regions as last published for the spool (pubs.lock). */
-  uint64_t pub_due;         /* its next publication, CLOCK_MONOTONIC */
-  char *pub_buf;            /* copies of its region blocks */
-  size_t pub_len;
-  uint32_t pub_n, pub_left; /* blocks in it, and left out for room */
-  struct pmon_fit *fit;     /* its regions' power over the intervals
-                               (lib/regfit.c); NULL: none */
-  /* The fit's figures (pmon__regions_table()): each column's watts and
-   * their variance, the residuals' per row. */
-  double fit_p[PMON_FIT_N], fit_var[PMON_FIT_N], fit_s2;
-  int fit_ok;
-};
-
 static _Thread_local struct pmon_thread *self;
 
-/* The layout of a region block, the same in every thread of the process
- * (layout()). */
-static struct {
-  int done;
-  int nmeters;
-  int choff[PMON_METER_MAX + 1]; /* first channel of meter m */
-  size_t off_ae, off_e, off_name;
-} lay;
-
-/* Publication for the spool: PERIOD is pmon__g.pub_interval_s in ns, LOCK
- * serialises the threads that write the rank's slot. */
-static struct {
-  uint64_t period;
-  pthread_mutex_t lock;
-  char *io_text;  /* the rank's I/O as lib/io.c last gave it */
-  size_t io_len;
-  uint64_t *stage; /* the slot's next content, made here and then copied */
-} pubs = {.lock = PTHREAD_MUTEX_INITIALIZER};
+/* The layout of a region block (region.h), made by layout(). */
+struct pmon_region_layout pmon__region_lay;
 
 /* The process's distinct names, for PMON_MAX_REGIONS. */
 static struct {
@@ -187,6 +116,25 @@ static struct {
            .limit = PMON_MAX_REGIONS_DEFAULT,
            .list_max = PMON_REGION_NODES_DEFAULT};
 
+/* The publication of a thread's regions when due (lib/regpub.c, through
+ * pmon__regions_pub_hook()); NULL: none. */
+static void (*pub_hook)(struct pmon_thread *t, uint64_t now);
+
+void pmon__regions_pub_hook(void (*fn)(struct pmon_thread *t, uint64_t now))
+{
+  __atomic_store_n(&pub_hook, fn, __ATOMIC_RELEASE);
+}
+
+/* T's regions published at NOW, its boundary at or after its pub_due. */
+static void publish(struct pmon_thread *t, uint64_t now)
+{
+  void (*fn)(struct pmon_thread *, uint64_t) =
+    __atomic_load_n(&pub_hook, __ATOMIC_ACQUIRE);
+
+  if (fn != NULL)
+    fn(t, now);
+}
+
 static struct rmeter *rm_of(struct region *r)
 {
   return (struct rmeter *)(r + 1);
@@ -194,17 +142,12 @@ static struct rmeter *rm_of(struct region *r)
 
 static double *ae_of(struct region *r)
 {
-  return (double *)((char *)r + lay.off_ae);
+  return (double *)((char *)r + pmon__region_lay.off_ae);
 }
 
 static double *e_of(struct region *r)
 {
-  return (double *)((char *)r + lay.off_e);
-}
-
-static char *name_of(struct region *r)
-{
-  return (char *)r + lay.off_name;
+  return (double *)((char *)r + pmon__region_lay.off_e);
 }
 
 static int fslot_of(const struct region *r)
@@ -281,20 +224,20 @@ static void layout(void)
   const struct pmon_shared *sh = pmon__g.sh;
   size_t nch = 0;
 
-  if (lay.done)
+  if (pmon__region_lay.done)
     return;
-  lay.done = 1;
-  pubs.period = (uint64_t)(pmon__g.pub_interval_s * 1e9);
-  lay.nmeters = sh != NULL ? sh->nmeters : 0;
-  for (int m = 0; m < lay.nmeters; m++) {
-    lay.choff[m] = (int)nch;
+  pmon__region_lay.done = 1;
+  pmon__region_lay.nmeters = sh != NULL ? sh->nmeters : 0;
+  for (int m = 0; m < pmon__region_lay.nmeters; m++) {
+    pmon__region_lay.choff[m] = (int)nch;
     nch += (size_t)sh->nch[m];
   }
-  lay.choff[lay.nmeters] = (int)nch;
-  lay.off_ae = sizeof(struct region) +
-               (size_t)lay.nmeters * sizeof(struct rmeter);
-  lay.off_e = lay.off_ae + nch * sizeof(double);
-  lay.off_name = lay.off_e + nch * sizeof(double);
+  pmon__region_lay.choff[pmon__region_lay.nmeters] = (int)nch;
+  pmon__region_lay.off_ae =
+    sizeof(struct region) +
+    (size_t)pmon__region_lay.nmeters * sizeof(struct rmeter);
+  pmon__region_lay.off_e = pmon__region_lay.off_ae + nch * sizeof(double);
+  pmon__region_lay.off_name = pmon__region_lay.off_e + nch * sizeof(double);
 }
 
 void pmon__regions_layout(void)
@@ -442,7 +385,7 @@ static struct pmon_thread *this_thread(void)
 static struct region *new_entry(struct pmon_thread *t, const char *name,
                                 size_t len, uint64_t h)
 {
-  struct region *r = calloc(1, lay.off_name + len + 1);
+  struct region *r = calloc(1, pmon__region_lay.off_name + len + 1);
 
   if (r == NULL)
     return NULL;
@@ -533,9 +476,10 @@ static double *total_channel(struct region *r, int m)
   static _Thread_local double none;
   unsigned mask = (unsigned)pmon__g.sh->total_mask[m];
 
-  for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
+  for (int c = 0;
+       c < pmon__region_lay.choff[m + 1] - pmon__region_lay.choff[m]; c++)
     if (mask & (1u << c))
-      return e_of(r) + lay.choff[m] + c;
+      return e_of(r) + pmon__region_lay.choff[m] + c;
   return &none;
 }
 
@@ -675,7 +619,7 @@ static void bucket_bound(struct region *r, int m, uint64_t j,
 {
   const struct pmon_shared *sh = pmon__g.sh;
   struct rmeter *b = &rm_of(r)[m];
-  const double *ae = ae_of(r) + lay.choff[m];
+  const double *ae = ae_of(r) + pmon__region_lay.choff[m];
   struct pmon_tl_sample x;
   double h;
 
@@ -749,10 +693,12 @@ static int resolve_upto(struct region *r, int m, uint64_t seq)
 {
   const struct pmon_tl *tl = &pmon__g.sh->tl[m];
   struct rmeter *b = &rm_of(r)[m];
-  double *ae = ae_of(r) + lay.choff[m], *e = e_of(r) + lay.choff[m];
+  double *ae = ae_of(r) + pmon__region_lay.choff[m];
+  double *e = e_of(r) + pmon__region_lay.choff[m];
   struct pmon_tl_sample s;
   uint64_t j;
-  int nch = lay.choff[m + 1] - lay.choff[m], found = 0;
+  int nch = pmon__region_lay.choff[m + 1] - pmon__region_lay.choff[m];
+  int found = 0;
   double dt;
 
   if (seq <= b->anchor + 1)
@@ -802,7 +748,7 @@ static void boundary(struct region *r, double sign, uint64_t now,
 {
   const struct pmon_shared *sh = pmon__g.sh;
 
-  for (int m = 0; m < lay.nmeters; m++) {
+  for (int m = 0; m < pmon__region_lay.nmeters; m++) {
     struct rmeter *b = &rm_of(r)[m];
 
     if (seq[m] == 0) { /* no sample yet */
@@ -822,8 +768,9 @@ static void boundary(struct region *r, double sign, uint64_t now,
       b->anchor = seq[m] - 1;
       b->a_t = a.t_ns;
       b->a_cov = a.covered_ns;
-      memcpy(ae_of(r) + lay.choff[m], a.e,
-             (size_t)(lay.choff[m + 1] - lay.choff[m]) * sizeof(double));
+      memcpy(ae_of(r) + pmon__region_lay.choff[m], a.e,
+             (size_t)(pmon__region_lay.choff[m + 1] -
+                      pmon__region_lay.choff[m]) * sizeof(double));
       for (int i = 0; i < 3; i++)
         b->a_err[i] = (float)a.err[i];
       b->s0 = b->s1 = b->nb = 0;
@@ -833,164 +780,6 @@ static void boundary(struct region *r, double sign, uint64_t now,
     b->s1 += sign * (double)(int64_t)(now - b->a_t) * 1e-9;
     b->t_max = now;
   }
-}
-
-/*
- * Publication for the spool.  A thread's outermost begin or end, once its
- * PMON_SPOOL_INTERVAL has passed, copies its region blocks (they hold no
- * pointer) into its own buffer and rewrites the rank's slot with every
- * thread's latest copy: a chunk per thread, {thread index, blocks,
- * bytes} then the blocks, each on 8 bytes.  It takes pubs.lock only if
- * free (else the next call tries again) and never waits for the leader,
- * which reads the slot under its sequence count.  A region call costs one
- * comparison more; a rank that makes no region call publishes nothing,
- * but then its regions are as they were, open ones still open.
- */
-struct pub_chunk {
-  uint32_t thread, n;
-  uint64_t bytes;
-};
-
-#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
-#define PUB_DATA (PMON_PUB_BYTES - sizeof(struct pmon_pub))
-
-static size_t block_size(struct region *r)
-{
-  return ALIGN8(lay.off_name + strlen(name_of(r)) + 1);
-}
-
-/*
- * The slot is a sequence lock that the leader's spool thread copies while
- * the rank may be writing it: a copy torn by a write is thrown away (its
- * sequence moved).  The data go in and out as relaxed atomic words, so
- * that no access is a data race (none for ThreadSanitizer either); the
- * writer makes the content in a buffer of its own first.  N is rounded
- * up to whole words (the slot's size is).
- */
-static void slot_put(char *dst, const uint64_t *src, size_t n)
-{
-  uint64_t *d = (uint64_t *)(void *)dst;
-
-  for (size_t i = 0; i < (n + 7) / 8; i++)
-    __atomic_store_n(&d[i], src[i], __ATOMIC_RELAXED);
-}
-
-static void slot_get(uint64_t *dst, const char *src, size_t n)
-{
-  const uint64_t *s = (const uint64_t *)(const void *)src;
-
-  for (size_t i = 0; i < (n + 7) / 8; i++)
-    dst[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
-}
-
-/* Rewrites the rank's slot from every thread's latest copy and the I/O
- * text: {I/O bytes (8), the text on 8 bytes, the chunks}.  pubs.lock
- * held. */
-static void write_slot(uint64_t now)
-{
-  struct pmon_state *g = &pmon__g;
-  struct pmon_pub *p = g->pub;
-  uint64_t seq = atomic_load_explicit(&p->seq, memory_order_relaxed);
-  uint64_t iolen = pubs.io_len;
-  char *b;
-  size_t off;
-  uint32_t left = 0;
-
-  if (pubs.stage == NULL &&
-      (pubs.stage = calloc((PUB_DATA + 7) / 8, 8)) == NULL)
-    return; /* the slot stays as it was */
-  b = (char *)pubs.stage;
-  if (8 + ALIGN8(iolen) > PUB_DATA / 2)
-    iolen = 0; /* io.c keeps it under a quarter of the slot */
-  memcpy(b, &iolen, 8);
-  if (iolen > 0)
-    memcpy(b + 8, pubs.io_text, iolen);
-  off = 8 + ALIGN8(iolen);
-  pthread_mutex_lock(&g->threads_lock);
-  for (struct pmon_thread *x = g->threads; x != NULL; x = x->next) {
-    struct pub_chunk c = {(uint32_t)x->index, x->pub_n, x->pub_len};
-
-    left += x->pub_left;
-    if (x->pub_n == 0)
-      continue;
-    if (off + sizeof c + x->pub_len > PUB_DATA) {
-      left += x->pub_n;
-      continue;
-    }
-    memcpy(b + off, &c, sizeof c);
-    memcpy(b + off + sizeof c, x->pub_buf, x->pub_len);
-    off += sizeof c + x->pub_len;
-  }
-  pthread_mutex_unlock(&g->threads_lock);
-  /* Odd while it is written. */
-  atomic_store_explicit(&p->seq, seq + 1, memory_order_relaxed);
-  atomic_thread_fence(memory_order_release);
-  slot_put(p->data, pubs.stage, off);
-  __atomic_store_n(&p->len, (uint64_t)off, __ATOMIC_RELAXED);
-  __atomic_store_n(&p->left_out, left, __ATOMIC_RELAXED);
-  __atomic_store_n(&p->t_ns, now, __ATOMIC_RELAXED);
-  atomic_store_explicit(&p->seq, seq + 2, memory_order_release);
-}
-
-void pmon__pub_io(const char *text, size_t len)
-{
-  char *copy;
-
-  if (pmon__g.pub == NULL || (int)getpid() != pmon__g.pub_pid)
-    return;
-  pthread_mutex_lock(&pubs.lock);
-  if ((copy = realloc(pubs.io_text, len ? len : 1)) != NULL) {
-    memcpy(copy, text, len);
-    pubs.io_text = copy;
-    pubs.io_len = len;
-    write_slot(pmon__now_ns());
-  }
-  pthread_mutex_unlock(&pubs.lock);
-}
-
-static void publish(struct pmon_thread *t, uint64_t now)
-{
-  size_t need = 0, off = 0;
-  char *buf;
-
-  t->pub_due = now + pubs.period;
-  if ((int)getpid() != pmon__g.pub_pid)
-    return; /* a child forked since: the slot is its parent's */
-  if (pthread_mutex_trylock(&pubs.lock) != 0) {
-    t->pub_due = now; /* another thread writes the slot: the next call */
-    return;
-  }
-  for (size_t i = 0; i < t->regions.cap; i++) {
-    struct region *r = t->regions.slot[i];
-
-    if (r != NULL && (r->count || r->unclosed || r->depth))
-      need += block_size(r);
-  }
-  /* Half the slot at most: the other half is the I/O's. */
-  if (need > PUB_DATA / 2 - sizeof(struct pub_chunk))
-    need = PUB_DATA / 2 - sizeof(struct pub_chunk);
-  if ((buf = realloc(t->pub_buf, need ? need : 1)) != NULL) {
-    t->pub_buf = buf;
-    t->pub_n = t->pub_left = 0;
-    for (size_t i = 0; i < t->regions.cap; i++) {
-      struct region *r = t->regions.slot[i];
-      size_t sz;
-
-      if (r == NULL || !(r->count || r->unclosed || r->depth))
-        continue;
-      sz = block_size(r);
-      if (off + sz > need) {
-        t->pub_left++;
-        continue;
-      }
-      memcpy(buf + off, r, lay.off_name + strlen(name_of(r)) + 1);
-      off += sz;
-      t->pub_n++;
-    }
-    t->pub_len = off;
-  }
-  write_slot(now);
-  pthread_mutex_unlock(&pubs.lock);
 }
 
 static int check_name(const char *name, size_t *len)
@@ -1011,7 +800,7 @@ static void load_seqs(uint64_t *seq)
 {
   const struct pmon_shared *sh = pmon__g.sh;
 
-  for (int m = 0; m < lay.nmeters; m++)
+  for (int m = 0; m < pmon__region_lay.nmeters; m++)
     seq[m] = pmon__tl_seq(&sh->tl[m]);
 }
 
@@ -1164,7 +953,7 @@ void pmon__regions_resolve(void)
     for (size_t i = 0; i < t->regions.cap; i++) {
       struct region *r = t->regions.slot[i];
 
-      for (int m = 0; r != NULL && m < lay.nmeters; m++)
+      for (int m = 0; r != NULL && m < pmon__region_lay.nmeters; m++)
         if ((r->used & (1u << m)) && resolve(r, m) != 0) {
           r->unresolved++;
           r->used &= (uint16_t)~(1u << m);
@@ -1185,16 +974,17 @@ static void node_total(struct region *r, double *e, double *cover,
   *e = *cover = *err = NAN;
   if (sh == NULL || sh->total_meter < 0 || r->unresolved != 0)
     return;
-  for (int m = 0; m < lay.nmeters; m++) {
+  for (int m = 0; m < pmon__region_lay.nmeters; m++) {
     struct rmeter *b = &rm_of(r)[m];
     double f = time_s > 0 ? b->covered / time_s : 1, em = 0;
 
     if (sh->total_mask[m] == 0)
       continue;
     bound_settle(r, m);
-    for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
+    for (int c = 0;
+         c < pmon__region_lay.choff[m + 1] - pmon__region_lay.choff[m]; c++)
       if (sh->total_mask[m] & (1u << c))
-        em += e_of(r)[lay.choff[m] + c];
+        em += e_of(r)[pmon__region_lay.choff[m] + c];
     sum += em;
     lin += sh->acc_rel[m] * fabs(em) + sh->acc_w[m] * fabs(b->covered);
     bound += fabs(b->err[0]);
@@ -1269,13 +1059,8 @@ static int by_index(const void *a, const void *b)
   return (x->index > y->index) - (x->index < y->index);
 }
 
-/* Fold R, a region of world rank RANK, into TAB (a PMON_RT_NODE table,
- * which takes a rank's threads in creation order): the first that
- * entered a region measures it (energy is a node quantity: adding
- * threads would count it again); pairs add up and the longest thread's
- * time counts.  0, or PMON_ENOMEM. */
-static int table_add(struct pmon_rtab *tab, const struct pmon_thread *t,
-                     struct region *r, int rank)
+int pmon__region_table_add(struct pmon_rtab *tab, const struct pmon_thread *t,
+                           struct region *r, int rank)
 {
   struct pmon_rrec *x;
   double time_s, first_s;
@@ -1310,14 +1095,6 @@ static int table_add(struct pmon_rtab *tab, const struct pmon_thread *t,
   return 0;
 }
 
-/* The rank's own time in each region of TAB, for its power on the node. */
-static void own_time(struct pmon_rtab *tab)
-{
-  for (size_t k = 0; k < tab->cap; k++)
-    if (tab->slot[k] != NULL)
-      tab->slot[k]->mtime_s = tab->slot[k]->time_s;
-}
-
 int pmon__regions_table(struct pmon_rtab *tab)
 {
   struct pmon_state *g = &pmon__g;
@@ -1342,7 +1119,7 @@ int pmon__regions_table(struct pmon_rtab *tab)
     }
     for (size_t k = 0; k < t->regions.cap; k++)
       if (t->regions.slot[k] != NULL &&
-          table_add(tab, t, t->regions.slot[k], g->rank) != 0)
+          pmon__region_table_add(tab, t, t->regions.slot[k], g->rank) != 0)
         rc = PMON_ENOMEM;
   }
   free(ts);
@@ -1354,26 +1131,12 @@ int pmon__regions_table(struct pmon_rtab *tab)
   return rc;
 }
 
-/*
- * The spool's side: what a rank published, made into figures as
- * pmon_finalize() would make them at the node's latest sample.
- *
- * SEQ[m] and LAST[m] are the samples published and the latest of them,
- * read after the rank's slot was copied, so that no boundary of the copy
- * is anchored past them.  A region still open gets an end at each meter's
- * latest sample, as pmon_finalize() would close it there, and counts as
- * unclosed.  Then each bucket is resolved where a sample at or after its
- * last boundary exists; else its boundaries are after the latest sample,
- * where the node is not known yet, and they are taken at the energy and
- * measured time of the bucket's own sample: a pair wholly after it counts
- * with neither (its coverage says so), one across it with none either, so
- * that nothing is counted beyond what was measured.
- */
-static void settle(struct region *r, const uint64_t *seq,
-                   const struct pmon_tl_sample *last, uint64_t known_ns)
+void pmon__region_settle(struct region *r, const uint64_t *seq,
+                         const struct pmon_tl_sample *last,
+                         uint64_t known_ns)
 {
   if (r->depth > 0) {
-    for (int m = 0; m < lay.nmeters; m++) {
+    for (int m = 0; m < pmon__region_lay.nmeters; m++) {
       struct rmeter *b = &rm_of(r)[m];
       uint64_t t = last[m].t_ns;
 
@@ -1382,8 +1145,10 @@ static void settle(struct region *r, const uint64_t *seq,
         continue;
       }
       if (!(r->used & (1u << m))) { /* an end right at a sample */
-        for (int c = 0; c < lay.choff[m + 1] - lay.choff[m]; c++)
-          e_of(r)[lay.choff[m] + c] += last[m].e[c];
+        for (int c = 0;
+             c < pmon__region_lay.choff[m + 1] - pmon__region_lay.choff[m];
+             c++)
+          e_of(r)[pmon__region_lay.choff[m] + c] += last[m].e[c];
         b->covered += (double)last[m].covered_ns * 1e-9;
         for (int i = 0; i < 2; i++)
           b->err[i] += last[m].err[i];
@@ -1402,9 +1167,9 @@ static void settle(struct region *r, const uint64_t *seq,
     r->last_begin = r->t_begin;
     r->last_end = known_ns;
   }
-  for (int m = 0; m < lay.nmeters; m++) {
+  for (int m = 0; m < pmon__region_lay.nmeters; m++) {
     struct rmeter *b = &rm_of(r)[m];
-    int nch = lay.choff[m + 1] - lay.choff[m];
+    int nch = pmon__region_lay.choff[m + 1] - pmon__region_lay.choff[m];
 
     if (!(r->used & (1u << m)))
       continue;
@@ -1412,200 +1177,13 @@ static void settle(struct region *r, const uint64_t *seq,
         resolve_upto(r, m, seq[m]) == 0)
       continue;
     for (int c = 0; c < nch; c++)
-      e_of(r)[lay.choff[m] + c] += b->s0 * ae_of(r)[lay.choff[m] + c];
+      e_of(r)[pmon__region_lay.choff[m] + c] +=
+        b->s0 * ae_of(r)[pmon__region_lay.choff[m] + c];
     b->covered += b->s0 * (double)b->a_cov * 1e-9;
     for (int i = 0; i < 2; i++)
       b->err[i] += b->s0 * b->a_err[i];
     r->used &= (uint16_t)~(1u << m);
   }
-}
-
-/* Copies slot P into BUF (PUB_DATA bytes) as the rank last wrote it
- * whole: its length, or -1 when the rank kept writing it (or died in the
- * middle). */
-static long read_slot(const struct pmon_pub *p, char *buf, int *rank,
-                      uint32_t *left)
-{
-  for (int tries = 0; tries < 100; tries++) {
-    uint64_t s0 = atomic_load_explicit(&p->seq, memory_order_acquire), s1;
-    uint64_t len = __atomic_load_n(&p->len, __ATOMIC_RELAXED);
-
-    if (s0 & 1 || len > PUB_DATA) {
-      struct timespec ts = {0, 100000};
-
-      nanosleep(&ts, NULL);
-      continue;
-    }
-    *rank = p->rank;
-    *left = __atomic_load_n(&p->left_out, __ATOMIC_RELAXED);
-    slot_get((uint64_t *)(void *)buf, p->data, len);
-    atomic_thread_fence(memory_order_acquire);
-    s1 = atomic_load_explicit(&p->seq, memory_order_relaxed);
-    if (s0 == s1)
-      return (long)len;
-  }
-  return -1;
-}
-
-static int by_thread(const void *a, const void *b)
-{
-  uint32_t x = (*(const struct pub_chunk *const *)a)->thread;
-  uint32_t y = (*(const struct pub_chunk *const *)b)->thread;
-
-  return (x > y) - (x < y);
-}
-
-/* The regions of a slot's copy BUF (LEN bytes) of world rank RANK, into
- * the node's table NODE.  0, or -1 when the copy is not well formed. */
-static int rank_regions(struct pmon_rtab *node, char *buf, size_t len,
-                        int rank, const uint64_t *seq,
-                        const struct pmon_tl_sample *last, uint64_t known_ns)
-{
-  struct pub_chunk **ch;
-  struct pmon_rtab tab;
-  uint64_t iolen;
-  size_t off, n = 0;
-  int rc = 0;
-
-  /* The I/O text first (pmon__regions_spool() has read it). */
-  if (len < 8)
-    return len == 0 ? 0 : -1;
-  memcpy(&iolen, buf, 8);
-  if (iolen > len - 8 || ALIGN8(iolen) > len - 8)
-    return -1;
-  off = 8 + ALIGN8(iolen);
-
-  /* Its chunks, in thread order: the first thread measures. */
-  if ((ch = malloc((len / sizeof(struct pub_chunk) + 1) * sizeof *ch)) == NULL)
-    return -1;
-  while (off + sizeof(struct pub_chunk) <= len) {
-    struct pub_chunk *c = (struct pub_chunk *)(buf + off);
-
-    if (c->bytes > len - off - sizeof *c || c->bytes % 8 != 0) {
-      free(ch);
-      return -1;
-    }
-    ch[n++] = c;
-    off += sizeof *c + c->bytes;
-  }
-  qsort(ch, n, sizeof *ch, by_thread);
-  pmon__rtab_init(&tab, PMON_RT_NODE, node->list_max);
-  for (size_t i = 0; i < n && rc == 0; i++) {
-    char *p = (char *)(ch[i] + 1), *end = p + ch[i]->bytes;
-
-    for (uint32_t k = 0; k < ch[i]->n; k++) {
-      struct region *r = (struct region *)p;
-      size_t room = (size_t)(end - p);
-
-      if (room < lay.off_name + 1 ||
-          memchr(name_of(r), '\0', room - lay.off_name) == NULL ||
-          block_size(r) > room) {
-        rc = -1;
-        break;
-      }
-      p += block_size(r);
-      settle(r, seq, last, known_ns);
-      table_add(&tab, NULL, r, rank);
-    }
-  }
-  free(ch);
-  own_time(&tab);
-  for (size_t k = 0; k < tab.cap && rc == 0; k++)
-    if (tab.slot[k] != NULL)
-      pmon__rtab_merge(node, tab.slot[k]);
-  pmon__rtab_free(&tab);
-  return rc;
-}
-
-static json_t *num_or_null(double v)
-{
-  return isfinite(v) ? json_real(v) : json_null();
-}
-
-int pmon__regions_spool(struct pmon_rtab *node, unsigned long *left_out,
-                        int *unread, json_t **io_ranks)
-{
-  struct pmon_state *g = &pmon__g;
-  const struct pmon_shared *sh = g->sh;
-  struct pmon_tl_sample last[PMON_METER_MAX];
-  uint64_t seq[PMON_METER_MAX], known_ns = 0;
-  char *buf;
-
-  *left_out = 0;
-  *unread = 0;
-  *io_ranks = json_array();
-  /* The layout was made at init (pmon__regions_layout()): no lock that
-   * an application thread may hold, since SIGTERM's writing waits for
-   * this thread. */
-  if (g->pubs == NULL || sh == NULL || !lay.done)
-    return 0;
-  if ((buf = malloc(PUB_DATA)) == NULL)
-    return PMON_ENOMEM;
-  for (int i = 0; i < g->local_size; i++) {
-    uint32_t left = 0;
-    int rank = 0;
-    long len;
-    uint64_t iolen;
-    json_t *o;
-
-    if (g->pubs[i] == NULL || (len = read_slot(g->pubs[i], buf, &rank,
-                                               &left)) < 0) {
-      *unread += g->pubs[i] != NULL;
-      continue;
-    }
-    /* The samples published now, after the copy: none of its boundaries
-     * is anchored past them.  The node is known up to the node total's
-     * latest (the latest of any meter when it has none). */
-    known_ns = 0;
-    for (int m = 0; m < lay.nmeters; m++) {
-      seq[m] = pmon__tl_seq(&sh->tl[m]);
-      if (seq[m] == 0 || pmon__tl_get(&sh->tl[m], seq[m] - 1, &last[m]) != 0)
-        seq[m] = 0; /* treated as no sample yet */
-      else if (m == sh->total_meter ||
-               (sh->total_meter < 0 && last[m].t_ns > known_ns))
-        known_ns = last[m].t_ns;
-    }
-    if (known_ns == 0)
-      known_ns = pmon__now_ns();
-    if (rank_regions(node, buf, (size_t)len, rank, seq, last, known_ns) != 0) {
-      (*unread)++;
-      continue;
-    }
-    *left_out += left;
-    /* rank_regions() checked the I/O text's length. */
-    if (len >= 8 && (memcpy(&iolen, buf, 8), iolen > 0) && *io_ranks != NULL &&
-        (o = json_loadb(buf + 8, iolen, 0, NULL)) != NULL)
-      json_array_append_new(*io_ranks,
-                            json_pack("{s:i, s:o}", "rank", rank, "io", o));
-  }
-  free(buf);
-  return 0;
-}
-
-json_t *pmon__regions_spool_json(const struct pmon_rtab *node)
-{
-  struct pmon_rrec **sorted = pmon__rtab_sorted(node);
-  json_t *out = json_array();
-
-  for (size_t i = 0; out != NULL && sorted != NULL && i < node->n; i++) {
-    const struct pmon_rrec *r = sorted[i];
-    double power = !isnan(r->energy_j) && r->mtime_s > 0
-                     ? r->energy_j / r->mtime_s
-                     : NAN;
-
-    json_array_append_new(
-      out, json_pack("{s:s%, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:f}",
-                     "name", r->name, (size_t)r->len, "rank", r->rank,
-                     "count", (json_int_t)r->count, "unclosed",
-                     (json_int_t)r->unclosed, "time_s", r->time_s, "energy_j",
-                     num_or_null(r->energy_j), "energy_err_j",
-                     num_or_null(isfinite(r->energy_j) ? r->energy_err_j : NAN),
-                     "power_w", num_or_null(power),
-                     "coverage", num_or_null(r->coverage), "first_s",
-                     r->first_s));
-  }
-  free(sorted);
-  return out;
 }
 
 void pmon__regions_free(void)
@@ -1629,14 +1207,7 @@ void pmon__regions_free(void)
   g->threads = NULL;
   g->nthreads = 0;
   self = NULL;
-  lay.done = 0;
-  pthread_mutex_lock(&pubs.lock);
-  free(pubs.io_text);
-  free(pubs.stage);
-  pubs.stage = NULL;
-  pubs.io_text = NULL;
-  pubs.io_len = 0;
-  pthread_mutex_unlock(&pubs.lock);
+  pmon__region_lay.done = 0;
   pthread_mutex_lock(&names.lock);
   free(names.known.slot);
   memset(&names.known, 0, sizeof names.known);

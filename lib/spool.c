@@ -20,7 +20,7 @@
  * metrics (lib/metrics.c) from the same record, at their own interval:
  * it runs while either the spool or the metrics are on.  The regions are
  * those the node's ranks last published in their slots of the
- * node-shared segment (lib/region.c): at most one interval old for a
+ * node-shared segment (lib/regpub.c): at most one interval old for a
  * rank that makes region calls, and as they are for one that makes
  * none.  The MPI-IO figures come the same way, from each
  * rank's MPI-IO calls (lib/io.c): the node's, with the energy of its I/O

@@ -275,7 +275,7 @@ static int num_or_nan(json_t *rec, const char *key, double *v)
   return *v >= 0 && *v <= 1e12 ? 0 : -1;
 }
 
-/* Whether rec is a region record of a spool (lib/region.c). */
+/* Whether rec is a region record of a spool (lib/regpub.c). */
 static int region_ok(json_t *rec)
 {
   double t, e, p, c, f;
