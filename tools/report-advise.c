@@ -386,10 +386,20 @@ static json_t *num_or_null(double v)
   return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* Prints {"KEY": ARRAY} (which it takes) on standard output; 0, or -1. */
+static int dump_as(json_t *array, const char *key)
+{
+  json_t *root = json_pack("{s:o}", key, array);
+  int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+
+  putchar('\n');
+  json_decref(root);
+  return rc;
+}
+
 static int print_json(const struct item *it, size_t n)
 {
-  json_t *items = json_array(), *root;
-  int rc;
+  json_t *items = json_array();
 
   for (size_t i = 0; i < n; i++)
     json_array_append_new(
@@ -401,11 +411,7 @@ static int print_json(const struct item *it, size_t n)
                        "time_change_err_s",
                        num_or_null(it[i].time_change_err_s), "assumes",
                        it[i].assumes));
-  root = json_pack("{s:o}", "items", items);
-  rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
-  putchar('\n');
-  json_decref(root);
-  return rc;
+  return dump_as(items, "items");
 }
 
 static void print_text(const struct report *r, const struct item *it,
@@ -437,8 +443,7 @@ static void print_text(const struct report *r, const struct item *it,
 
 static int print_checks_json(const struct check *c, size_t n)
 {
-  json_t *checks = json_array(), *root;
-  int rc;
+  json_t *checks = json_array();
 
   for (size_t i = 0; i < n; i++)
     json_array_append_new(
@@ -451,11 +456,7 @@ static int print_checks_json(const struct check *c, size_t n)
                 num_or_null(c[i].realized_err_j), "held",
                 c[i].applied ? json_boolean(c[i].held) : json_null(), "why",
                 c[i].why));
-  root = json_pack("{s:o}", "checks", checks);
-  rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
-  putchar('\n');
-  json_decref(root);
-  return rc;
+  return dump_as(checks, "checks");
 }
 
 static void print_checks_text(const struct report *b, const struct report *a,
