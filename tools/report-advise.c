@@ -37,7 +37,6 @@
 
 #define ITEMS_MAX 64
 
-
 static const char usage[] =
   "usage: pmon-report advise [--json] REPORT\n"
   "       pmon-report advise --check [--json] BEFORE AFTER\n"
@@ -53,7 +52,6 @@ static const char usage[] =
   "Exit status: 0 (also when there is no advice; with --check, when every\n"
   "applied item held), 3 when an applied item's prediction missed, 1 when\n"
   "a report cannot be read, 2 on bad usage.  See pmon-report(1), ADVISE.\n";
-
 
 #define complain(status, ...) \
   report_say(status, "pmon-report: advise", __VA_ARGS__)
@@ -71,9 +69,9 @@ static int usable(const struct bin *b)
 /* The saving of moving the bytes of the bins of B (N of them, by size)
  * below the largest usable one at that one's J/B, into IT; 0 when there
  * is one (OP is the call or operation, UNIT what moves), -1 when none. */
-static int size_item(struct report_advice *it, const char *kind, const char *op,
-                     const char *unit, const struct bin *b, size_t n,
-                     const char *est)
+static int size_item(struct report_advice *it, const char *kind,
+                     const char *op, const char *unit, const struct bin *b,
+                     size_t n, const char *est)
 {
   const struct bin *big = NULL;
   double save = 0, err = 0, dt = 0, moved = 0, jpb, jpb_err, spb;
@@ -130,8 +128,8 @@ static int size_item(struct report_advice *it, const char *kind, const char *op,
 }
 
 /* The comm-message-size items, one per call, into IT; how many. */
-static size_t comm_items(const struct report *r, struct report_advice *it, size_t max,
-                         const char *est)
+static size_t comm_items(const struct report *r, struct report_advice *it,
+                         size_t max, const char *est)
 {
   size_t n = 0;
 
@@ -161,8 +159,8 @@ static size_t comm_items(const struct report *r, struct report_advice *it, size_
 }
 
 /* The io-access-size items, one per operation (read, write), into IT. */
-static size_t io_items(const struct report *r, struct report_advice *it, size_t max,
-                       const char *est)
+static size_t io_items(const struct report *r, struct report_advice *it,
+                       size_t max, const char *est)
 {
   static const char *const ops[] = {"read", "write"};
   size_t n = 0;
@@ -285,8 +283,8 @@ size_t report_advice(const struct report *r, struct report_advice *out,
 /* The figures of item IT's call or operation in R: the energy E of all
  * its bins and its bar ERR, the bytes of all and of those below the
  * item's large bin (SMALL).  0, or -1 when R has none of it. */
-static int key_sum(const struct report *r, const struct report_advice *it, double *e,
-                   double *err, double *bytes, double *small)
+static int key_sum(const struct report *r, const struct report_advice *it,
+                   double *e, double *err, double *bytes, double *small)
 {
   int comm = strcmp(it->kind, "comm-message-size") == 0, any = 0;
   size_t n = comm ? (r->has_comm ? r->comm.nrows : 0)
@@ -330,8 +328,8 @@ struct check {
 };
 
 static void check_item(const struct report *before,
-                       const struct report *after, const struct report_advice *it,
-                       struct check *c)
+                       const struct report *after,
+                       const struct report_advice *it, struct check *c)
 {
   double eb, errb, bb, sb, ea, erra, ba, sa;
   double tol;

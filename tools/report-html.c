@@ -408,7 +408,7 @@ static void summary(FILE *out, const struct report *r) {
 static void advice(FILE *out, const struct report *r) {
   struct report_advice it[MAX_ADVICE];
   size_t n = report_advice(r, it, MAX_ADVICE);
-  char a[CELL_MAX], b[CELL_MAX];
+  char a[CELL_MAX];
 
   fputs("<h3>What would have cost less", out);
   badge(out, r->estimated);
@@ -424,21 +424,16 @@ static void advice(FILE *out, const struct report *r) {
         "<th class=\"n\">saving</th><th class=\"n\">of the job</th>"
         "<th class=\"n\">time</th></tr></thead><tbody>\n", out);
   for (size_t i = 0; i < n; i++) {
-    fputs("<tr><td class=\"mono\">", out);
+    fputs("<tr title=\"", out);
+    esc(out, it[i].assumes);
+    fputs("\"><td class=\"mono\">", out);
     esc(out, it[i].kind);
     fputs("</td><td>", out);
     esc(out, it[i].what);
     fputs("</td><td class=\"mono\">", out);
     esc(out, it[i].setting);
-    fprintf(out, "</td><td class=\"n\" title=\"");
-    esc(out, it[i].assumes);
-    fputs("\">", out);
-    fig(out, report_si(a, it[i].saving_j, "J"));
-    fprintf(out, " <span class=\"muted\">%s%s</span>", "\u00b1",
-            isfinite(it[i].saving_err_j)
-              ? report_si(b, it[i].saving_err_j, "J") : "?");
-    badge(out, r->estimated);
     fputs("</td>", out);
+    energy_cell(out, it[i].saving_j, it[i].saving_err_j, r->estimated);
     if (r->energy_j > 0)
       snprintf(a, sizeof a, "%.2g %%", 100 * it[i].saving_j / r->energy_j);
     else
@@ -453,7 +448,7 @@ static void advice(FILE *out, const struct report *r) {
   }
   fputs("</tbody></table>\n<p class=\"note\">Each saving is a prediction "
         "from this run's own figures; what it assumes is in its "
-        "tooltip and in <code>pmon-report advise</code>, and "
+        "row's tooltip and in <code>pmon-report advise</code>, and "
         "<code>pmon-report advise --check</code> checks it on the next "
         "run.</p>\n", out);
 }
