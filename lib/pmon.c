@@ -160,6 +160,7 @@ static void teardown(void)
   pmon__io_free();
   pmon__comm_free();
   pmon__cpufreq_close();
+  pmon__share_close();
   pmon__iofreq_stop();
   pmon__iofreq_close();
   pmon__node_teardown();
@@ -227,6 +228,7 @@ static int init_locked(int by_preload)
     pmon__node_teardown();
     return rc;
   }
+  pmon__share_open(); /* the leader learns its ranks' pids */
   if (cfg == 0 && g->leader) {
     cfg = pmon__meters_open() == PMON_ECONFIG ? PMON_ECONFIG : 0;
     pmon__cpufreq_open(g->cpus);
@@ -369,6 +371,7 @@ static int finalize_locked(void)
     g->t_end_ns = t_end;
     pmon__meters_sample_all(g->t_end_ns);
     pmon__meters_finish();
+    pmon__share_finish();
   }
   atomic_thread_fence(memory_order_seq_cst);
   node_barrier();

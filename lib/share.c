@@ -1,0 +1,726 @@
+/*
+ * share.c - whether the job had its nodes alone: the job's own CPU time on
+ * a node beside the node's, and the CPUs it may use beside the node's
+ * (nodes[].sharing, docs/report-format.md; pmon(7), Shared nodes).
+ *
+ * At init every rank of a node gives its pid to the leader (a gather over
+ * the node's communicator).  The leader then reads, with the node total's
+ * history points (lib/timeline.c) and at most every SHARE_READ_NS, the
+ * node's busy CPU time from /proc/stat and, right after it, the job's:
+ *
+ *  - "cgroup": usage_usec in cpu.stat of the Slurm job's cgroup (v2), when
+ *    every rank's /proc/PID/cgroup names the same path with a component
+ *    job_*: all that the job runs on the node, its other steps included;
+ *  - "proc": else utime + stime + cutime + cstime of /proc/PID/stat (all
+ *    of its threads, and the children it waited for) of each rank and of
+ *    each of their descendants, found by a walk of /proc at most every
+ *    SHARE_SCAN_NS, followed while they live.  A process that ends is
+ *    counted by its parent's cutime once the parent waits for it; one
+ *    whose parent is not followed keeps its last reading.
+ *
+ * The figures are the differences between the first reading (init) and
+ * the last (finalize, forced).  A node is shared when the others' busy
+ * CPU time over that span is above PMON_SHARE_OTHERS CPU-seconds per
+ * second, or when the job may use fewer CPUs than the node has online.
+ * Nothing here is fatal and nothing prints but PMON_DEBUG's lines: what
+ * cannot be read is null in the report.  Called with g->lock held or with
+ * no poller running, as the history is; the open is collective over the
+ * node.  Memory: an fd per followed process, at most SHARE_PROCS_MAX.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "pmon.h"
+#include "core.h"
+#include "roots.h"
+
+#define SHARE_READ_NS 100000000ULL  /* the job's CPU time, 10 times a second */
+#define SHARE_SCAN_NS 1000000000ULL /* a walk of /proc at most once a second */
+#define SHARE_SCAN_DUTY 100 /* and never sooner than 100 times the last
+                               walk's own time after it: at most 1 % of a
+                               CPU on a node of many processes */
+#define SHARE_PROCS_MAX 4096 /* processes of the job followed */
+
+enum { SRC_NONE, SRC_PROC, SRC_CGROUP };
+
+/* A process of the job: a rank or a descendant of one. */
+struct proc {
+  int pid, ppid;
+  int fd;                  /* its /proc/PID/stat, open: a pid used again
+                              by another process is never read as this */
+  int fresh;               /* a rank not read yet: its base is set at
+                              the first reading */
+  int ok;                  /* read at the latest reading */
+  unsigned long long start; /* when it started, clock ticks after boot */
+  unsigned long long base; /* its CPU time (ticks) that is not the job's:
+                              what it had used at its first reading if it
+                              started before init, else 0 */
+  unsigned long long last; /* its CPU time at its latest reading */
+};
+
+/* One reading: when, the job's CPU time as counted here and the node's
+ * busy CPU time since boot, seconds (only their differences mean
+ * anything); NAN where it could not be read. */
+struct reading {
+  uint64_t t;
+  double job, busy;
+};
+
+static struct {
+  int on;      /* the leader, with its ranks' pids */
+  int source;  /* SRC_*: where the job's CPU time comes from */
+  int job_ok;  /* 0 once a rank could not be read at its first reading */
+  struct proc *p; /* ranks first, then descendants as found: a parent
+                     before its children */
+  int np;
+  unsigned long dropped; /* descendants beyond SHARE_PROCS_MAX */
+  unsigned long long gone; /* ticks of ended processes whose parent was
+                              not followed */
+  unsigned long long init_ticks; /* boot time at the open, ticks */
+  long hz;
+  int stat_fd, cg_fd;
+  int job_cpus, node_cpus; /* -1: not known */
+  const char *cpus_from;
+  uint64_t t_read, t_scan_next;
+  struct reading j0, j1, n0, n1, b0, b1; /* the first and last readings of
+                                            the job, the node, and both */
+  int hj, hn, hb;
+} s = {.stat_fd = -1, .cg_fd = -1};
+
+/* The text of FD from its start into BUF (SIZE bytes, NUL-terminated);
+ * its length, or -1. */
+static ssize_t pread_all(int fd, char *buf, size_t size)
+{
+  ssize_t n;
+
+  do
+    n = pread(fd, buf, size - 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return -1;
+  buf[n] = '\0';
+  return n;
+}
+
+/*
+ * The fields of /proc/PID/stat in BUF that matter here: the parent, the
+ * CPU time of the process (all its threads) and of the children it waited
+ * for, in clock ticks, and its start.  The command name, field 2, may
+ * hold spaces and parentheses: the fields are read after its last ')'.
+ * 0, or -1 when BUF is not such a line.
+ */
+static int parse_stat(const char *buf, int *ppid, unsigned long long *cpu,
+                      unsigned long long *start)
+{
+  const char *p = strrchr(buf, ')');
+  unsigned long long ut, st, cut, cst;
+  char state;
+
+  if (p == NULL ||
+      sscanf(p + 1,
+             " %c %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu %llu %llu "
+             "%*s %*s %*s %*s %llu",
+             &state, ppid, &ut, &st, &cut, &cst, start) != 7)
+    return -1;
+  *cpu = ut + st + cut + cst;
+  return 0;
+}
+
+/* /proc/PID/stat read once into the fields above; 0 or -1. */
+static int stat_once(int pid, int *ppid, unsigned long long *cpu,
+                     unsigned long long *start)
+{
+  char path[PATH_MAX], buf[1024];
+  int fd, rc;
+
+  snprintf(path, sizeof path, "%s/%d/stat", pmon__proc_root(), pid);
+  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    return -1;
+  rc = pread_all(fd, buf, sizeof buf) > 0 ? parse_stat(buf, ppid, cpu, start)
+                                          : -1;
+  close(fd);
+  return rc;
+}
+
+/* Follow process PID: a rank (START 0), whose CPU time counts from the
+ * first reading, or a descendant found by the walk, which started at START
+ * and whose CPU time counts from now (all of it if it started after
+ * init).  0, or -1 when it cannot be opened (it has ended, or /proc hides
+ * it) or is not that process. */
+static int follow(int pid, unsigned long long start)
+{
+  char path[PATH_MAX], buf[1024];
+  struct proc *q;
+  unsigned long long cpu, st;
+  int fd, ppid;
+
+  if (s.np == SHARE_PROCS_MAX) {
+    if (s.dropped++ == 0)
+      pmon__debug("share: more than %d processes in the job: those beyond "
+                  "are counted only once their parent waits for them",
+                  SHARE_PROCS_MAX);
+    return -1;
+  }
+  snprintf(path, sizeof path, "%s/%d/stat", pmon__proc_root(), pid);
+  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    return -1;
+  if (pread_all(fd, buf, sizeof buf) <= 0 ||
+      parse_stat(buf, &ppid, &cpu, &st) != 0 ||
+      (start != 0 && st != start)) {
+    close(fd);
+    return -1;
+  }
+  if (s.np % 64 == 0) {
+    struct proc *p = realloc(s.p, (size_t)(s.np + 64) * sizeof *p);
+
+    if (p == NULL) {
+      close(fd);
+      s.dropped++;
+      return -1;
+    }
+    s.p = p;
+  }
+  q = &s.p[s.np++];
+  memset(q, 0, sizeof *q);
+  q->pid = pid;
+  q->ppid = ppid;
+  q->fd = fd;
+  q->start = st;
+  q->fresh = start == 0;
+  q->ok = 1;
+  q->last = cpu;
+  q->base = st >= s.init_ticks ? 0 : cpu;
+  return 0;
+}
+
+static int by_int(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+
+  return (x > y) - (x < y);
+}
+
+/*
+ * The walk: every process of /proc whose parent is followed is followed
+ * too, until none is left (a child's child is found in the same walk).
+ * A process that started and ended between two walks is never seen
+ * itself: its parent's cutime holds it once the parent has waited for it.
+ */
+static void scan(void)
+{
+  struct entry {
+    int pid, ppid, taken;
+    unsigned long long start;
+  } *all = NULL;
+  size_t n = 0, cap = 0;
+  int *known = NULL, added;
+  DIR *d = opendir(pmon__proc_root());
+  struct dirent *e;
+
+  if (d == NULL)
+    return;
+  while ((e = readdir(d)) != NULL) {
+    unsigned long long cpu;
+    struct entry x = {0, 0, 0, 0};
+
+    if (!isdigit((unsigned char)e->d_name[0]))
+      continue;
+    x.pid = atoi(e->d_name);
+    if (stat_once(x.pid, &x.ppid, &cpu, &x.start) != 0)
+      continue;
+    if (n == cap) {
+      struct entry *a = realloc(all, (cap = cap ? 2 * cap : 256) * sizeof *a);
+
+      if (a == NULL)
+        break;
+      all = a;
+    }
+    all[n++] = x;
+  }
+  closedir(d);
+  do {
+    added = 0;
+    free(known);
+    if ((known = malloc(((size_t)s.np + 1) * sizeof *known)) == NULL)
+      break;
+    for (int i = 0; i < s.np; i++)
+      known[i] = s.p[i].pid;
+    qsort(known, (size_t)s.np, sizeof *known, by_int);
+    for (size_t i = 0; i < n; i++) {
+      if (all[i].taken ||
+          bsearch(&all[i].ppid, known, (size_t)s.np, sizeof *known,
+                  by_int) == NULL)
+        continue;
+      all[i].taken = 1;
+      if (bsearch(&all[i].pid, known, (size_t)s.np, sizeof *known, by_int) ==
+            NULL &&
+          follow(all[i].pid, all[i].start) == 0)
+        added++;
+    }
+  } while (added > 0);
+  free(known);
+  free(all);
+}
+
+/* Whether an ended process whose parent was PID left its CPU time to a
+ * followed process still there: its parent, or the parent's parent when
+ * the parent has ended too (each waited for its child, and its own parent
+ * for it: the time went up the chain). */
+static int taken_up(int pid)
+{
+  for (int hops = 0; hops <= s.np; hops++) {
+    int i = 0;
+
+    while (i < s.np && s.p[i].pid != pid)
+      i++;
+    if (i == s.np)
+      return 0;
+    if (s.p[i].ok)
+      return 1;
+    pid = s.p[i].ppid;
+  }
+  return 0;
+}
+
+/* The job's CPU time by its processes, seconds; NAN when a rank could not
+ * be read at the first reading.  Parents are read before their children:
+ * a child waited for between the two reads is missed for one reading (its
+ * parent holds it at the next), never counted twice. */
+static double job_proc(void)
+{
+  unsigned long long sum = 0;
+  char buf[1024];
+  int j = 0;
+
+  for (int i = 0; i < s.np; i++) {
+    struct proc *q = &s.p[i];
+    unsigned long long cpu, st;
+    int ppid;
+
+    q->ok = pread_all(q->fd, buf, sizeof buf) > 0 &&
+            parse_stat(buf, &ppid, &cpu, &st) == 0;
+    if (!q->ok)
+      continue;
+    q->ppid = ppid;
+    if (q->fresh) {
+      q->base = q->start >= s.init_ticks ? 0 : cpu;
+      q->fresh = 0;
+    }
+    q->last = cpu;
+  }
+  /* The ended ones: a followed process still there has their time (or
+   * will once it waits for them); else their last reading stays. */
+  for (int i = 0; i < s.np; i++) {
+    const struct proc *q = &s.p[i];
+
+    if (q->ok)
+      continue;
+    if (q->fresh) /* a rank never read: hidden from us */
+      s.job_ok = 0;
+    else if (!taken_up(q->ppid) && q->last > q->base)
+      s.gone += q->last - q->base;
+  }
+  for (int i = 0; i < s.np; i++) {
+    if (s.p[i].ok)
+      s.p[j++] = s.p[i];
+    else
+      close(s.p[i].fd);
+  }
+  s.np = j;
+  if (!s.job_ok)
+    return NAN;
+  for (int i = 0; i < s.np; i++)
+    if (s.p[i].last > s.p[i].base)
+      sum += s.p[i].last - s.p[i].base;
+  return (double)(sum + s.gone) / (double)s.hz;
+}
+
+/* The job's CPU time from its cgroup's cpu.stat, seconds; NAN. */
+static double job_cgroup(void)
+{
+  char buf[1024], *p;
+
+  if (pread_all(s.cg_fd, buf, sizeof buf) <= 0 ||
+      (p = strstr(buf, "usage_usec ")) == NULL)
+    return NAN;
+  return strtod(p + strlen("usage_usec "), NULL) * 1e-6;
+}
+
+/* The node's busy CPU time from /proc/stat, seconds: user, nice, system,
+ * irq and softirq.  Steal is not the node's work (a hypervisor ran other
+ * guests), nor can it be the job's.  NAN when unread. */
+static double node_busy(void)
+{
+  char buf[512];
+  unsigned long long f[8];
+
+  if (s.stat_fd < 0 || pread_all(s.stat_fd, buf, sizeof buf) <= 0 ||
+      pmon__proc_stat_times(buf, f) != 0)
+    return NAN;
+  return (double)(f[0] + f[1] + f[2] + f[5] + f[6]) / (double)s.hz;
+}
+
+/* A reading, now, at T. */
+static void take(uint64_t t)
+{
+  struct reading r = {t, NAN, NAN};
+
+  if (s.source == SRC_PROC && t >= s.t_scan_next) {
+    uint64_t a = pmon__now_ns(), cost;
+
+    scan();
+    cost = pmon__now_ns() - a;
+    s.t_scan_next = t + (SHARE_SCAN_DUTY * cost > SHARE_SCAN_NS
+                           ? SHARE_SCAN_DUTY * cost
+                           : SHARE_SCAN_NS);
+  }
+  r.busy = node_busy();
+  if (s.source == SRC_PROC)
+    r.job = job_proc();
+  else if (s.source == SRC_CGROUP)
+    r.job = job_cgroup();
+  s.t_read = t;
+  if (!isnan(r.job)) {
+    if (!s.hj)
+      s.j0 = r;
+    s.j1 = r;
+    s.hj = 1;
+  }
+  if (!isnan(r.busy)) {
+    if (!s.hn)
+      s.n0 = r;
+    s.n1 = r;
+    s.hn = 1;
+  }
+  if (!isnan(r.job) && !isnan(r.busy)) {
+    if (!s.hb)
+      s.b0 = r;
+    s.b1 = r;
+    s.hb = 1;
+  }
+}
+
+void pmon__share_read(uint64_t t)
+{
+  if (s.on && (s.t_read == 0 || t >= s.t_read + SHARE_READ_NS))
+    take(t);
+}
+
+/* The CPUs in a list such as "0-3,8,10-11" (cpuset.cpus.effective); -1
+ * when it is not one. */
+static int cpu_list_count(const char *p)
+{
+  int n = 0;
+
+  while (*p != '\0' && *p != '\n') {
+    char *end;
+    long a = strtol(p, &end, 10), b = a;
+
+    if (end == p || a < 0)
+      return -1;
+    p = end;
+    if (*p == '-') {
+      b = strtol(p + 1, &end, 10);
+      if (end == p + 1 || b < a)
+        return -1;
+      p = end;
+    }
+    n += (int)(b - a + 1);
+    if (*p == ',')
+      p++;
+    else if (*p != '\0' && *p != '\n')
+      return -1;
+  }
+  return n;
+}
+
+/* The cgroup v2 path of PID that ends at its component job_*, into BUF;
+ * 0, or -1 when it has none (no Slurm job cgroup, or cgroup v1 only). */
+static int job_cgroup_path(int pid, char *buf, size_t size)
+{
+  char path[PATH_MAX], line[PATH_MAX + 8];
+  FILE *f;
+  int rc = -1;
+
+  snprintf(path, sizeof path, "%s/%d/cgroup", pmon__proc_root(), pid);
+  if ((f = fopen(path, "re")) == NULL)
+    return -1;
+  while (rc != 0 && fgets(line, sizeof line, f) != NULL) {
+    char *job, *end;
+
+    if (strncmp(line, "0::/", 4) != 0)
+      continue;
+    line[strcspn(line, "\n")] = '\0';
+    if ((job = strstr(line + 3, "/job_")) == NULL)
+      continue;
+    end = job + 1 + strcspn(job + 1, "/");
+    *end = '\0';
+    if ((size_t)(end - (line + 3)) >= size)
+      continue;
+    memcpy(buf, line + 3, (size_t)(end - (line + 3)) + 1);
+    rc = 0;
+  }
+  fclose(f);
+  return rc;
+}
+
+/* The job's cgroup, when every rank PIDS[0..N-1] is in the same Slurm job
+ * cgroup: its cpu.stat open in s.cg_fd, its cpuset's CPUs in s.job_cpus.
+ * 0, or -1. */
+static int open_cgroup(const int *pids, int n)
+{
+  static const char *const mounts[] = {"fs/cgroup", "fs/cgroup/unified"};
+  char cg[PATH_MAX], other[PATH_MAX], path[2 * PATH_MAX], buf[4096];
+
+  if (n < 1 || job_cgroup_path(pids[0], cg, sizeof cg) != 0)
+    return -1;
+  for (int i = 1; i < n; i++)
+    if (job_cgroup_path(pids[i], other, sizeof other) != 0 ||
+        strcmp(cg, other) != 0)
+      return -1;
+  for (size_t m = 0; m < sizeof mounts / sizeof mounts[0]; m++) {
+    int fd;
+
+    snprintf(path, sizeof path, "%s/%s%s/cpu.stat", pmon__sysfs_root(),
+             mounts[m], cg);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+      continue;
+    s.cg_fd = fd;
+    if (isnan(job_cgroup())) {
+      pmon__debug("share: %s: no usage_usec", path);
+      close(fd);
+      s.cg_fd = -1;
+      continue;
+    }
+    snprintf(path, sizeof path, "%s/%s%s/cpuset.cpus.effective",
+             pmon__sysfs_root(), mounts[m], cg);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+      int c = pread_all(fd, buf, sizeof buf) > 0 ? cpu_list_count(buf) : -1;
+
+      if (c > 0) {
+        s.job_cpus = c;
+        s.cpus_from = "cpuset";
+      }
+      close(fd);
+    }
+    return 0;
+  }
+  pmon__debug("share: the job's cgroup %s: no cpu.stat under %s/fs/cgroup: "
+              "its processes are read instead",
+              cg, pmon__sysfs_root());
+  return -1;
+}
+
+/* The node's online CPUs: the cpuN lines of /proc/stat; -1 unread. */
+static int online_cpus(void)
+{
+  char path[PATH_MAX], line[256];
+  FILE *f;
+  int n = 0, whole = 1;
+
+  snprintf(path, sizeof path, "%s/stat", pmon__proc_root());
+  if ((f = fopen(path, "re")) == NULL)
+    return -1;
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (whole && strncmp(line, "cpu", 3) == 0 &&
+        isdigit((unsigned char)line[3]))
+      n++;
+    whole = strchr(line, '\n') != NULL; /* the next one starts a line */
+  }
+  fclose(f);
+  return n > 0 ? n : -1;
+}
+
+/* The leader's part of the open, with its node's ranks' pids. */
+static void setup(const int *pids, int n)
+{
+  struct pmon_state *g = &pmon__g;
+  char path[PATH_MAX];
+  struct timespec ts;
+  int c = 0;
+
+  s.hz = sysconf(_SC_CLK_TCK);
+  if (s.hz <= 0)
+    s.hz = 100;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  s.init_ticks = (unsigned long long)ts.tv_sec * (unsigned long long)s.hz +
+                 (unsigned long long)ts.tv_nsec / (1000000000ULL / s.hz);
+  snprintf(path, sizeof path, "%s/stat", pmon__proc_root());
+  if ((s.stat_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    pmon__debug("share: %s: %s: the node's CPU time is not known", path,
+                strerror(errno));
+  s.node_cpus = online_cpus();
+  for (int i = 0; i < PMON_CPUS_MAX; i++)
+    c += (int)PMON_CPU_ISSET(i, g->cpus);
+  /* The ranks' masks hold PMON_CPUS_MAX CPUs: on a larger node the count
+   * would be short. */
+  s.job_cpus = c > 0 && s.node_cpus > 0 && s.node_cpus <= PMON_CPUS_MAX ? c
+                                                                        : -1;
+  s.cpus_from = "affinity";
+  s.job_ok = 1;
+  if (open_cgroup(pids, n) == 0) {
+    s.source = SRC_CGROUP;
+  } else {
+    s.source = SRC_PROC;
+    for (int i = 0; i < n && s.job_ok; i++)
+      if (follow(pids[i], 0) != 0) {
+        pmon__debug("share: %s/%d/stat: %s: the job's CPU time is not "
+                    "known",
+                    pmon__proc_root(), pids[i], strerror(errno));
+        s.job_ok = 0;
+      }
+    if (!s.job_ok)
+      s.source = SRC_NONE;
+  }
+  s.on = 1;
+}
+
+void pmon__share_open(void)
+{
+  struct pmon_state *g = &pmon__g;
+  int pid = (int)getpid(), n = g->local_size > 0 ? g->local_size : 1, ok;
+  int *pids;
+
+  pmon__share_close();
+  pids = g->leader ? calloc((size_t)n, sizeof *pids) : NULL;
+  ok = !g->leader || pids != NULL;
+  if (g->mpi) {
+    /* Every rank learns whether the leader can take the pids, so that
+     * none waits in a gather the leader left. */
+    if (PMPI_Bcast(&ok, 1, MPI_INT, 0, g->node) != MPI_SUCCESS ||
+        (ok && PMPI_Gather(&pid, 1, MPI_INT, pids, 1, MPI_INT, 0, g->node) !=
+                 MPI_SUCCESS))
+      ok = 0;
+  } else if (ok) {
+    pids[0] = pid;
+  }
+  if (g->leader && ok)
+    setup(pids, n);
+  else if (g->leader)
+    pmon__debug("share: the ranks' pids did not reach the leader: the "
+                "job's CPU time is not known");
+  free(pids);
+}
+
+/* What the readings say. */
+struct verdict {
+  double span, job, node, others; /* seconds; NAN unknown */
+  int shared;                     /* -1 unknown */
+};
+
+static struct verdict judge(void)
+{
+  struct verdict v = {NAN, NAN, NAN, NAN, -1};
+  int part = s.job_cpus > 0 && s.node_cpus > 0 && s.job_cpus < s.node_cpus;
+  int cpus_known = s.job_cpus > 0 && s.node_cpus > 0;
+
+  if (s.hb) {
+    v.span = (double)(s.b1.t - s.b0.t) * 1e-9;
+    v.job = s.b1.job - s.b0.job;
+    v.node = s.b1.busy - s.b0.busy;
+    /* The node's jiffies and the processes' times are rounded apart: a
+     * job alone can read a little above its node. */
+    v.others = v.node > v.job ? v.node - v.job : 0;
+  } else {
+    if (s.hj) {
+      v.span = (double)(s.j1.t - s.j0.t) * 1e-9;
+      v.job = s.j1.job - s.j0.job;
+    }
+    if (s.hn) {
+      v.span = (double)(s.n1.t - s.n0.t) * 1e-9;
+      v.node = s.n1.busy - s.n0.busy;
+    }
+  }
+  if (part || (!isnan(v.others) && v.span > 0 &&
+               v.others > PMON_SHARE_OTHERS * v.span))
+    v.shared = 1;
+  else if (!isnan(v.others) && v.span > 0 && cpus_known)
+    v.shared = 0;
+  return v;
+}
+
+/* "0.98", or "?" for NAN, into BUF. */
+static const char *fig(double x, char *buf, size_t size)
+{
+  if (isnan(x))
+    snprintf(buf, size, "?");
+  else
+    snprintf(buf, size, "%.2f", x);
+  return buf;
+}
+
+void pmon__share_finish(void)
+{
+  struct verdict v;
+  char a[32], b[32], c[16], d[16];
+
+  if (!s.on)
+    return;
+  take(pmon__now_ns());
+  v = judge();
+  if (v.shared != 1)
+    return;
+  snprintf(c, sizeof c, s.job_cpus > 0 ? "%d" : "?", s.job_cpus);
+  snprintf(d, sizeof d, s.node_cpus > 0 ? "%d" : "?", s.node_cpus);
+  pmon__event(s.t_read, -1, "shared",
+              "others used %s CPU-s/s beside this job's %s (CPUs %s of %s "
+              "allowed): this node's energy is not this job's alone",
+              fig(v.span > 0 ? v.others / v.span : NAN, a, sizeof a),
+              fig(v.span > 0 ? v.job / v.span : NAN, b, sizeof b), c, d);
+}
+
+/* X, to the microsecond: the differences of sums of jiffies carry the
+ * sums' rounding in their last digits. */
+static json_t *num(double x)
+{
+  return isfinite(x) ? json_real(round(x * 1e6) / 1e6) : json_null();
+}
+
+static json_t *count(int n)
+{
+  return n > 0 ? json_integer(n) : json_null();
+}
+
+json_t *pmon__share_json(void)
+{
+  static const char *const sources[] = {NULL, "proc", "cgroup"};
+  struct verdict v;
+
+  if (!s.on)
+    return json_null();
+  v = judge();
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o}", "source",
+                   s.hj && sources[s.source] != NULL
+                     ? json_string(sources[s.source])
+                     : json_null(),
+                   "span_s", num(v.span), "job_cpu_s", num(v.job),
+                   "node_cpu_s", num(v.node), "others_cpu_s", num(v.others),
+                   "job_cpus", count(s.job_cpus), "node_cpus",
+                   count(s.node_cpus), "cpus_from", s.cpus_from, "shared",
+                   v.shared < 0 ? json_null() : json_boolean(v.shared));
+}
+
+void pmon__share_close(void)
+{
+  for (int i = 0; i < s.np; i++)
+    close(s.p[i].fd);
+  free(s.p);
+  if (s.stat_fd >= 0)
+    close(s.stat_fd);
+  if (s.cg_fd >= 0)
+    close(s.cg_fd);
+  memset(&s, 0, sizeof s);
+  s.stat_fd = s.cg_fd = -1;
+}
