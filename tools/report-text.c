@@ -651,6 +651,20 @@ static void print_cpu_clock(FILE *out, const struct report *r) {
   putc('\n', out);
 }
 
+/* Prints one note when a node was shared (nodes[].sharing.shared): its
+ * energy is all that its meters saw, not this job's share of it. */
+static void print_shared(FILE *out, const struct report *r) {
+  size_t n = 0;
+
+  for (size_t i = 0; i < r->nnodes; i++)
+    n += r->nodes[i].sharing.shared > 0;
+  if (n > 0)
+    fprintf(out, "note: %zu of %zu node%s shared with other work "
+                 "(nodes[].sharing): energy_j is all %s used, not this "
+                 "job's alone\n",
+            n, r->nnodes, r->nnodes == 1 ? "" : "s", n == 1 ? "it" : "they");
+}
+
 static void print_summary(FILE *out, const struct report *r) {
   char buf[CELL_MAX];
 
@@ -685,6 +699,7 @@ static void print_summary(FILE *out, const struct report *r) {
                                            : " only, not the whole nodes");
   if (r->estimated > 0)
     print_estimated(out, r);
+  print_shared(out, r);
   if (r->job.region_names_folded > 0)
     fprintf(out, "%-12s%.0f names beyond %.0f per process (PMON_MAX_REGIONS) "
                  "counted as \"(other)\"\n",

@@ -125,10 +125,19 @@ struct cpufreq {
   const char *governor;
 };
 
+/* Whether the job had a node alone (nodes[].sharing); all NAN, NULL and
+ * shared -1 when null or absent (reports from before it). */
+struct sharing {
+  double span_s, job_cpu_s, node_cpu_s, others_cpu_s, job_cpus, node_cpus;
+  const char *source, *cpus_from;
+  int shared; /* 1, 0, or -1 when not known */
+};
+
 struct node {
   const char *name, *total_from, *covers, *total_how;
   const char *cpu_freq_why; /* Why cpu_freq is null; NULL when absent. */
   struct cpufreq cpu_freq;
+  struct sharing sharing;
   double ranks, energy_j, energy_err_j, wall_s, power_w;
   double energy_coverage; /* The least share of the run measured, 0 to 1. */
   int estimated;
