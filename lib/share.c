@@ -25,7 +25,9 @@
  * Nothing here is fatal and nothing prints but PMON_DEBUG's lines: what
  * cannot be read is null in the report.  Called with g->lock held or with
  * no poller running, as the history is; the open is collective over the
- * node.  Memory: an fd per followed process, at most SHARE_PROCS_MAX.
+ * node.  Memory: an fd per rank of the node, and 48 bytes per process
+ * followed, at most SHARE_PROCS_MAX.  A process is known by its pid and
+ * its start: a pid used again by another process is never read as this.
  */
 #include "config.h"
 
@@ -58,8 +60,9 @@ enum { SRC_NONE, SRC_PROC, SRC_CGROUP };
 /* A process of the job: a rank or a descendant of one. */
 struct proc {
   int pid, ppid;
-  int fd;                  /* its /proc/PID/stat, open: a pid used again
-                              by another process is never read as this */
+  int fd;                  /* a rank's /proc/PID/stat, held open; -1 for
+                              a descendant, opened at each reading (the
+                              job's fds are not the program's to use up) */
   int fresh;               /* a rank not read yet: its base is set at
                               the first reading */
   int ok;                  /* read at the latest reading */
@@ -182,11 +185,16 @@ static int follow(int pid, unsigned long long start)
     close(fd);
     return -1;
   }
+  if (start != 0) { /* a descendant */
+    close(fd);
+    fd = -1;
+  }
   if (s.np % 64 == 0) {
     struct proc *p = realloc(s.p, (size_t)(s.np + 64) * sizeof *p);
 
     if (p == NULL) {
-      close(fd);
+      if (fd >= 0)
+        close(fd);
       s.dropped++;
       return -1;
     }
@@ -309,8 +317,11 @@ static double job_proc(void)
     unsigned long long cpu, st;
     int ppid;
 
-    q->ok = pread_all(q->fd, buf, sizeof buf) > 0 &&
-            parse_stat(buf, &ppid, &cpu, &st) == 0;
+    if (q->fd >= 0)
+      q->ok = pread_all(q->fd, buf, sizeof buf) > 0 &&
+              parse_stat(buf, &ppid, &cpu, &st) == 0;
+    else
+      q->ok = stat_once(q->pid, &ppid, &cpu, &st) == 0 && st == q->start;
     if (!q->ok)
       continue;
     q->ppid = ppid;
@@ -335,7 +346,7 @@ static double job_proc(void)
   for (int i = 0; i < s.np; i++) {
     if (s.p[i].ok)
       s.p[j++] = s.p[i];
-    else
+    else if (s.p[i].fd >= 0)
       close(s.p[i].fd);
   }
   s.np = j;
@@ -715,7 +726,8 @@ json_t *pmon__share_json(void)
 void pmon__share_close(void)
 {
   for (int i = 0; i < s.np; i++)
-    close(s.p[i].fd);
+    if (s.p[i].fd >= 0)
+      close(s.p[i].fd);
   free(s.p);
   if (s.stat_fd >= 0)
     close(s.stat_fd);
