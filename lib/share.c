@@ -18,10 +18,18 @@
  *    counted by its parent's cutime once the parent waits for it; one
  *    whose parent is not followed keeps its last reading.
  *
+ * With them, at most every SHARE_SCAN_NS and at the last reading, the
+ * processes that use each GPU (each channel of a meter whose driver
+ * lists a device's users, NVML's compute processes): a user is the
+ * job's when it is a rank or a rank's descendant (its parents up to a
+ * rank), or with "cgroup" when it is in the job's cgroup; any other is
+ * another's.  A GPU is the job's when one of its users was.
+ *
  * The figures are the differences between the first reading (init) and
  * the last (finalize, forced).  A node is shared when the others' busy
  * CPU time over that span is above PMON_SHARE_OTHERS CPU-seconds per
- * second, or when the job may use fewer CPUs than the node has online.
+ * second, when the job may use fewer CPUs than the node has online, or
+ * when another's process used one of the node's GPUs.
  * Nothing here is fatal and nothing prints but PMON_DEBUG's lines: what
  * cannot be read is null in the report.  Called with g->lock held or with
  * no poller running, as the history is; the open is collective over the
@@ -54,6 +62,9 @@
                                walk's own time after it: at most 1 % of a
                                CPU on a node of many processes */
 #define SHARE_PROCS_MAX 4096 /* processes of the job followed */
+#define SHARE_GPU_USERS 64   /* a GPU's users asked for at a time */
+#define SHARE_GPUS_MAX 64    /* GPUs followed */
+#define SHARE_HOPS 64        /* parents walked up from a GPU's user */
 
 enum { SRC_NONE, SRC_PROC, SRC_CGROUP };
 
@@ -71,6 +82,14 @@ struct proc {
                               what it had used at its first reading if it
                               started before init, else 0 */
   unsigned long long last; /* its CPU time at its latest reading */
+};
+
+/* A GPU: a channel of a meter that lists its users, and who used it. */
+struct gpu {
+  int meter, ch;
+  int job;    /* a process of the job used it */
+  int others; /* another's process used it: the first one's pid */
+  int failed; /* its users could not be read: PMON_DEBUG said why once */
 };
 
 /* One reading: when, the job's CPU time as counted here and the node's
@@ -95,6 +114,11 @@ static struct {
   long hz;
   int stat_fd, cg_fd;
   int job_cpus, node_cpus; /* -1: not known */
+  int *ranks, nranks;      /* the ranks' pids */
+  char cg[PATH_MAX];       /* SRC_CGROUP: the job's cgroup, "/...job_N" */
+  struct gpu gpu[SHARE_GPUS_MAX];
+  int ngpu, gpu_ready;     /* the GPUs, listed at the first reading */
+  uint64_t t_gpu_next;
   const char *cpus_from;
   uint64_t t_read, t_scan_next;
   struct reading j0, j1, n0, n1, b0, b1; /* the first and last readings of
@@ -383,6 +407,77 @@ static double node_busy(void)
   return (double)(f[0] + f[1] + f[2] + f[5] + f[6]) / (double)s.hz;
 }
 
+static int job_cgroup_path(int pid, char *buf, size_t size);
+
+/* The GPUs: every channel of an open meter whose driver lists users. */
+static void gpus_list(void)
+{
+  struct pmon_state *g = &pmon__g;
+
+  s.gpu_ready = 1;
+  for (int i = 0; i < g->nmeters; i++) {
+    const struct pmon_meter *m = &g->ms[i].m;
+
+    for (int c = 0; m->drv->users != NULL && c < m->nch; c++) {
+      if (s.ngpu == SHARE_GPUS_MAX) {
+        pmon__debug("share: more than %d GPUs: those beyond are not "
+                    "followed", SHARE_GPUS_MAX);
+        return;
+      }
+      s.gpu[s.ngpu++] = (struct gpu){.meter = i, .ch = c};
+    }
+  }
+}
+
+/* Whether process PID is the job's: a rank, a rank's descendant, or in
+ * the job's cgroup. */
+static int of_job(int pid)
+{
+  char cg[PATH_MAX];
+
+  for (int hops = 0, p = pid; hops < SHARE_HOPS && p > 1; hops++) {
+    unsigned long long cpu, start;
+    int ppid;
+
+    for (int i = 0; i < s.nranks; i++)
+      if (s.ranks[i] == p)
+        return 1;
+    if (stat_once(p, &ppid, &cpu, &start) != 0)
+      break;
+    p = ppid;
+  }
+  return s.source == SRC_CGROUP &&
+         job_cgroup_path(pid, cg, sizeof cg) == 0 && strcmp(cg, s.cg) == 0;
+}
+
+/* Who uses each GPU now. */
+static void gpus_read(void)
+{
+  struct pmon_state *g = &pmon__g;
+  int pids[SHARE_GPU_USERS];
+
+  if (!s.gpu_ready)
+    gpus_list();
+  for (int k = 0; k < s.ngpu; k++) {
+    struct gpu *u = &s.gpu[k];
+    struct pmon_meter *m = &g->ms[u->meter].m;
+    int n = m->drv->users(m, u->ch, pids, SHARE_GPU_USERS);
+
+    if (n < 0) {
+      if (!u->failed++)
+        pmon__debug("share: %s: its users are not known: %s",
+                    m->ch[u->ch].name, pmon_errmsg());
+      continue;
+    }
+    for (int i = 0; i < n; i++) {
+      if (of_job(pids[i]))
+        u->job = 1;
+      else if (u->others == 0)
+        u->others = pids[i];
+    }
+  }
+}
+
 /* A reading, now, at T. */
 static void take(uint64_t t)
 {
@@ -396,6 +491,10 @@ static void take(uint64_t t)
     s.t_scan_next = t + (SHARE_SCAN_DUTY * cost > SHARE_SCAN_NS
                            ? SHARE_SCAN_DUTY * cost
                            : SHARE_SCAN_NS);
+  }
+  if (t >= s.t_gpu_next) {
+    gpus_read();
+    s.t_gpu_next = t + SHARE_SCAN_NS;
   }
   r.busy = node_busy();
   if (s.source == SRC_PROC)
@@ -509,6 +608,7 @@ static int open_cgroup(const int *pids, int n)
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
       continue;
     s.cg_fd = fd;
+    snprintf(s.cg, sizeof s.cg, "%s", cg);
     if (isnan(job_cgroup())) {
       pmon__debug("share: %s: no usage_usec", path);
       close(fd);
@@ -581,6 +681,10 @@ static void setup(const int *pids, int n)
                                                                         : -1;
   s.cpus_from = "affinity";
   s.job_ok = 1;
+  if ((s.ranks = malloc((size_t)n * sizeof *s.ranks)) != NULL) {
+    memcpy(s.ranks, pids, (size_t)n * sizeof *s.ranks);
+    s.nranks = n;
+  }
   if (open_cgroup(pids, n) == 0) {
     s.source = SRC_CGROUP;
   } else {
@@ -628,12 +732,13 @@ void pmon__share_open(void)
 /* What the readings say. */
 struct verdict {
   double span, job, node, others; /* seconds; NAN unknown */
+  int gpus_others;                /* GPUs another's process used */
   int shared;                     /* -1 unknown */
 };
 
 static struct verdict judge(void)
 {
-  struct verdict v = {NAN, NAN, NAN, NAN, -1};
+  struct verdict v = {NAN, NAN, NAN, NAN, 0, -1};
   int part = s.job_cpus > 0 && s.node_cpus > 0 && s.job_cpus < s.node_cpus;
   int cpus_known = s.job_cpus > 0 && s.node_cpus > 0;
 
@@ -654,8 +759,11 @@ static struct verdict judge(void)
       v.node = s.n1.busy - s.n0.busy;
     }
   }
-  if (part || (!isnan(v.others) && v.span > 0 &&
-               v.others > PMON_SHARE_OTHERS * v.span))
+  for (int k = 0; k < s.ngpu; k++)
+    v.gpus_others += s.gpu[k].others != 0;
+  if (part || v.gpus_others > 0 ||
+      (!isnan(v.others) && v.span > 0 &&
+       v.others > PMON_SHARE_OTHERS * v.span))
     v.shared = 1;
   else if (!isnan(v.others) && v.span > 0 && cpus_known)
     v.shared = 0;
@@ -674,22 +782,41 @@ static const char *fig(double x, char *buf, size_t size)
 
 void pmon__share_finish(void)
 {
+  struct pmon_state *g = &pmon__g;
   struct verdict v;
-  char a[32], b[32], c[16], d[16];
+  char a[32], b[32], c[16], d[16], gpus[96] = "";
+  size_t k = 0;
+  int first = 0;
 
   if (!s.on)
     return;
+  s.t_gpu_next = 0; /* who uses the GPUs at the end too */
   take(pmon__now_ns());
   v = judge();
   if (v.shared != 1)
     return;
   snprintf(c, sizeof c, s.job_cpus > 0 ? "%d" : "?", s.job_cpus);
   snprintf(d, sizeof d, s.node_cpus > 0 ? "%d" : "?", s.node_cpus);
+  /* "; others' processes on gpu0, gpu1 (pid 4242 first)" */
+  for (int i = 0; i < s.ngpu; i++) {
+    const struct gpu *u = &s.gpu[i];
+
+    if (u->others == 0 || k + PMON_CH_NAME_MAX + 24 > sizeof gpus)
+      continue;
+    if (k == 0)
+      first = u->others;
+    k += (size_t)snprintf(gpus + k, sizeof gpus - k, "%s%s",
+                          k == 0 ? "; others' processes on " : ", ",
+                          g->ms[u->meter].m.ch[u->ch].name);
+  }
+  if (k > 0)
+    snprintf(gpus + k, sizeof gpus - k, " (pid %d first)", first);
   pmon__event(s.t_read, -1, "shared",
               "others used %s CPU-s/s beside this job's %s (CPUs %s of %s "
-              "allowed): this node's energy is not this job's alone",
+              "allowed)%s: this node's energy is not this job's alone",
               fig(v.span > 0 ? v.others / v.span : NAN, a, sizeof a),
-              fig(v.span > 0 ? v.job / v.span : NAN, b, sizeof b), c, d);
+              fig(v.span > 0 ? v.job / v.span : NAN, b, sizeof b), c, d,
+              gpus);
 }
 
 /* X, to the microsecond: the differences of sums of jiffies carry the
@@ -707,19 +834,34 @@ static json_t *count(int n)
 json_t *pmon__share_json(void)
 {
   static const char *const sources[] = {NULL, "proc", "cgroup"};
+  struct pmon_state *g = &pmon__g;
   struct verdict v;
+  json_t *gpus = s.ngpu > 0 ? json_array() : json_null();
 
   if (!s.on)
     return json_null();
   v = judge();
-  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o}", "source",
+  for (int i = 0; i < s.ngpu; i++) {
+    const struct gpu *u = &s.gpu[i];
+
+    json_array_append_new(
+      gpus, json_pack("{s:s, s:o, s:o}", "channel",
+                      g->ms[u->meter].m.ch[u->ch].name, "job",
+                      u->failed && !u->job ? json_null() : json_boolean(u->job),
+                      "others",
+                      u->failed && !u->others ? json_null()
+                                              : json_boolean(u->others != 0)));
+  }
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o}",
+                   "source",
                    s.hj && sources[s.source] != NULL
                      ? json_string(sources[s.source])
                      : json_null(),
                    "span_s", num(v.span), "job_cpu_s", num(v.job),
                    "node_cpu_s", num(v.node), "others_cpu_s", num(v.others),
                    "job_cpus", count(s.job_cpus), "node_cpus",
-                   count(s.node_cpus), "cpus_from", s.cpus_from, "shared",
+                   count(s.node_cpus), "cpus_from", s.cpus_from, "gpus", gpus,
+                   "shared",
                    v.shared < 0 ? json_null() : json_boolean(v.shared));
 }
 
@@ -729,6 +871,7 @@ void pmon__share_close(void)
     if (s.p[i].fd >= 0)
       close(s.p[i].fd);
   free(s.p);
+  free(s.ranks);
   if (s.stat_fd >= 0)
     close(s.stat_fd);
   if (s.cg_fd >= 0)
