@@ -65,6 +65,8 @@
 #define SHARE_GPU_USERS 64   /* a GPU's users asked for at a time */
 #define SHARE_GPUS_MAX 64    /* GPUs followed */
 #define SHARE_HOPS 64        /* parents walked up from a GPU's user */
+#define SHARE_WINDOW_NS 1000000000ULL /* the node's lowest power: over
+                                         windows of at least 1 s */
 
 enum { SRC_NONE, SRC_PROC, SRC_CGROUP };
 
@@ -734,11 +736,98 @@ struct verdict {
   double span, job, node, others; /* seconds; NAN unknown */
   int gpus_others;                /* GPUs another's process used */
   int shared;                     /* -1 unknown */
+  double share, share_err;        /* the job's share of the node's energy
+                                     and its bar (share()); NAN unknown */
 };
+
+/*
+ * The node total's lowest power over windows of at least SHARE_WINDOW_NS
+ * of its history, into *PMIN, and its mean over the history, into
+ * *PMEAN; 0, or -1 when the history cannot tell (fewer than two points,
+ * no time, no energy).  A history shorter than one window gives the mean
+ * for both.
+ */
+static int power_range(double *pmin, double *pmean)
+{
+  const struct pmon_state *g = &pmon__g;
+  double lo = INFINITY, dt;
+  size_t a = 0;
+
+  if (g->hist == NULL || g->nhist < 2 ||
+      g->hist[g->nhist - 1].t_ns <= g->hist[0].t_ns)
+    return -1;
+  dt = (double)(g->hist[g->nhist - 1].t_ns - g->hist[0].t_ns) * 1e-9;
+  *pmean = (g->hist[g->nhist - 1].e - g->hist[0].e) / dt;
+  for (size_t b = 1; b < g->nhist; b++) {
+    uint64_t w = g->hist[b].t_ns - g->hist[a].t_ns;
+
+    if (w < SHARE_WINDOW_NS)
+      continue;
+    if ((g->hist[b].e - g->hist[a].e) / ((double)w * 1e-9) < lo)
+      lo = (g->hist[b].e - g->hist[a].e) / ((double)w * 1e-9);
+    a = b;
+  }
+  *pmin = isfinite(lo) && lo < *pmean ? lo : *pmean;
+  if (*pmin < 0)
+    *pmin = 0;
+  return isfinite(*pmean) && *pmean > 0 ? 0 : -1;
+}
+
+/*
+ * The job's share of a shared node's energy (share_model "cpu-time"; pmon(7),
+ * Shared nodes).  The node's energy is an idle part, P_idle over the span,
+ * and the rest, which its busy CPUs drew.  The rest goes by busy CPU
+ * time: the job's part U = job / node.  The idle part goes by the CPUs the
+ * job may use, K = job_cpus / node_cpus, when it is held to part of the
+ * node; else with the rest (a job that may use every CPU is given the
+ * idle part as it uses them).  P_idle is not known: it lies between 0
+ * and the lowest power the node drew, P_min, so its part of the energy,
+ * phi, between 0 and P_min / P_mean, and the share between U and
+ * phi_max K + (1 - phi_max) U.  The share is the middle of that range and
+ * its bar half the range, plus the CPU times' rounding (a tick at each end
+ * of both).  GPUs are not modelled: their energy goes as the CPUs'.
+ */
+static void share(struct verdict *v)
+{
+  int part = s.job_cpus > 0 && s.node_cpus > 0 && s.job_cpus < s.node_cpus;
+  double k = part ? (double)s.job_cpus / (double)s.node_cpus : NAN;
+  double u = NAN, tick, pmin, pmean, phi, a, b;
+
+  if (v->shared == 0) {
+    v->share = 1;
+    v->share_err = 0;
+    return;
+  }
+  if (v->shared != 1 || isnan(v->job) || isnan(v->node))
+    return;
+  tick = 4.0 / (double)s.hz;
+  if (v->node > tick)
+    u = v->job > v->node ? 1 : v->job / v->node;
+  if (isnan(u) && !part)
+    return;
+  if (isnan(u)) { /* the node was idle: all of it by the CPUs */
+    v->share = k;
+    v->share_err = 0;
+    return;
+  }
+  /* The rounding, against the larger of the two (the job's may read
+   * above the node's: they are rounded apart). */
+  tick /= v->job > v->node ? v->job : v->node;
+  if (!part) {
+    v->share = u;
+    v->share_err = tick;
+    return;
+  }
+  phi = power_range(&pmin, &pmean) == 0 ? pmin / pmean : 1;
+  a = u;
+  b = phi * k + (1 - phi) * u;
+  v->share = (a + b) / 2;
+  v->share_err = fabs(a - b) / 2 + tick;
+}
 
 static struct verdict judge(void)
 {
-  struct verdict v = {NAN, NAN, NAN, NAN, 0, -1};
+  struct verdict v = {NAN, NAN, NAN, NAN, 0, -1, NAN, NAN};
   int part = s.job_cpus > 0 && s.node_cpus > 0 && s.job_cpus < s.node_cpus;
   int cpus_known = s.job_cpus > 0 && s.node_cpus > 0;
 
@@ -767,6 +856,7 @@ static struct verdict judge(void)
     v.shared = 1;
   else if (!isnan(v.others) && v.span > 0 && cpus_known)
     v.shared = 0;
+  share(&v);
   return v;
 }
 
@@ -852,7 +942,8 @@ json_t *pmon__share_json(void)
                       u->failed && !u->others ? json_null()
                                               : json_boolean(u->others != 0)));
   }
-  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o}",
+  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, "
+                   "s:o, s:s}",
                    "source",
                    s.hj && sources[s.source] != NULL
                      ? json_string(sources[s.source])
@@ -862,7 +953,9 @@ json_t *pmon__share_json(void)
                    "job_cpus", count(s.job_cpus), "node_cpus",
                    count(s.node_cpus), "cpus_from", s.cpus_from, "gpus", gpus,
                    "shared",
-                   v.shared < 0 ? json_null() : json_boolean(v.shared));
+                   v.shared < 0 ? json_null() : json_boolean(v.shared),
+                   "share", num(v.share), "share_err", num(v.share_err),
+                   "share_model", "cpu-time");
 }
 
 void pmon__share_close(void)

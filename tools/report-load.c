@@ -222,6 +222,9 @@ static const struct field sharing_fields[] = {
   FIELD(struct sharing, node_cpus, K_COUNT),
   FIELD(struct sharing, source, K_STR),
   FIELD(struct sharing, cpus_from, K_STR),
+  FIELD(struct sharing, share, K_NUM),
+  FIELD(struct sharing, share_err, K_NUM),
+  FIELD(struct sharing, share_model, K_STR),
   FIELD(struct sharing, shared, K_BOOL),
 };
 

@@ -652,17 +652,48 @@ static void print_cpu_clock(FILE *out, const struct report *r) {
 }
 
 /* Prints one note when a node was shared (nodes[].sharing.shared): its
- * energy is all that its meters saw, not this job's share of it. */
+ * energy is all that its meters saw, not this job's share of it; then,
+ * for each shared node with a share (at most a few), the job's share by
+ * its model and what it comes to. */
 static void print_shared(FILE *out, const struct report *r) {
-  size_t n = 0;
+  size_t n = 0, shown = 0;
 
   for (size_t i = 0; i < r->nnodes; i++)
     n += r->nodes[i].sharing.shared > 0;
-  if (n > 0)
-    fprintf(out, "note: %zu of %zu node%s shared with other work "
-                 "(nodes[].sharing): energy_j is all %s used, not this "
-                 "job's alone\n",
-            n, r->nnodes, r->nnodes == 1 ? "" : "s", n == 1 ? "it" : "they");
+  if (n == 0)
+    return;
+  fprintf(out, "note: %zu of %zu node%s shared with other work "
+               "(nodes[].sharing): energy_j is all %s used, not this "
+               "job's alone\n",
+          n, r->nnodes, r->nnodes == 1 ? "" : "s", n == 1 ? "it" : "they");
+  for (size_t i = 0; i < r->nnodes && shown < 4; i++) {
+    const struct node *nd = &r->nodes[i];
+    const struct sharing *sh = &nd->sharing;
+    char e[CELL_MAX];
+
+    if (sh->shared <= 0 || !isfinite(sh->share))
+      continue;
+    shown++;
+    if (isfinite(nd->energy_j)) {
+      /* The part's bar: the energy's and the share's, added in
+       * quadrature (independent). */
+      double j = nd->energy_j * sh->share;
+      double a = isfinite(nd->energy_err_j) ? nd->energy_err_j * sh->share
+                                            : NAN;
+      double b = isfinite(sh->share_err) ? nd->energy_j * sh->share_err : NAN;
+
+      snprintf(e, sizeof e, "%.1f %s %.1f J of its %.1f J", j, report_pm(),
+               sqrt((isfinite(a) ? a * a : 0) + (isfinite(b) ? b * b : 0)),
+               nd->energy_j);
+    } else {
+      snprintf(e, sizeof e, "its energy not known");
+    }
+    fprintf(out, "note: %s: this job's share by %s, %.0f %s %.0f %%: %s "
+                 "(not yet applied to the figures)\n",
+            nd->name, sh->share_model != NULL ? sh->share_model : "?",
+            100 * sh->share, report_pm(),
+            isfinite(sh->share_err) ? 100 * sh->share_err : NAN, e);
+  }
 }
 
 static void print_summary(FILE *out, const struct report *r) {

@@ -129,7 +129,8 @@ struct cpufreq {
  * shared -1 when null or absent (reports from before it). */
 struct sharing {
   double span_s, job_cpu_s, node_cpu_s, others_cpu_s, job_cpus, node_cpus;
-  const char *source, *cpus_from;
+  double share, share_err; /* the job's share by share_model, its bar */
+  const char *source, *cpus_from, *share_model;
   int shared; /* 1, 0, or -1 when not known */
 };
 
