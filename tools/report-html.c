@@ -311,6 +311,41 @@ static const char *when(char buf[160], double wall_s, const char *start,
   return buf;
 }
 
+/* ---- Shared nodes ------------------------------------------------------ */
+
+/* The note of shared nodes (nodes[].sharing): the energies are all the
+ * nodes' meters saw; each shared node's share of it by its model, for
+ * the first few.  Nothing when no node was shared. */
+static void shared_note(FILE *out, const struct report *r) {
+  size_t n = 0, shown = 0;
+
+  for (size_t i = 0; i < r->nnodes; i++)
+    n += r->nodes[i].sharing.shared > 0;
+  if (n == 0)
+    return;
+  fprintf(out, "<p class=\"note\"><span class=\"est\">SHARED</span> %zu of "
+               "%zu node%s shared with other work: every energy here is all "
+               "the node's meters saw, not this job's alone.",
+          n, r->nnodes, r->nnodes == 1 ? " was" : "s were");
+  for (size_t i = 0; i < r->nnodes && shown < 4; i++) {
+    const struct node *nd = &r->nodes[i];
+    const struct sharing *sh = &nd->sharing;
+
+    if (sh->shared <= 0 || !isfinite(sh->share))
+      continue;
+    fputs(shown++ == 0 ? " This job's share: " : "; ", out);
+    esc(out, nd->name);
+    fprintf(out, " %.0f %s %.0f %% by ", 100 * sh->share, report_pm(),
+            isfinite(sh->share_err) ? 100 * sh->share_err : NAN);
+    esc(out, sh->share_model != NULL ? sh->share_model : "?");
+    if (isfinite(nd->energy_j))
+      fprintf(out, ", %.1f J of its %.1f J", nd->energy_j * sh->share,
+              nd->energy_j);
+  }
+  fputs(shown > 0 ? " (not yet applied to the figures).</p>\n" : "</p>\n",
+        out);
+}
+
 static void summary(FILE *out, const struct report *r) {
   char a[CELL_MAX], b[CELL_MAX], sub[160];
   size_t short_ = 0, est = 0;
@@ -397,6 +432,7 @@ static void summary(FILE *out, const struct report *r) {
     fputs(" comes from a model (the <code>estimate</code> meter), not from "
           "a meter: every figure it touches is marked.</p>\n", out);
   }
+  shared_note(out, r);
 }
 
 /* ---- Regions and nodes ------------------------------------------------- */
