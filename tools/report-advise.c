@@ -37,6 +37,7 @@
 
 #define ITEMS_MAX 64
 
+
 static const char usage[] =
   "usage: pmon-report advise [--json] REPORT\n"
   "       pmon-report advise --check [--json] BEFORE AFTER\n"
@@ -53,13 +54,6 @@ static const char usage[] =
   "applied item held), 3 when an applied item's prediction missed, 1 when\n"
   "a report cannot be read, 2 on bad usage.  See pmon-report(1), ADVISE.\n";
 
-struct item {
-  const char *kind;
-  char what[256], setting[256], assumes[512];
-  double saving_j, saving_err_j, time_change_s, time_change_err_s;
-  char key[64];  /* the call, or "read" or "write" (none for wait) */
-  double big_min; /* the size bin at whose J/B the small ones are put */
-};
 
 #define complain(status, ...) \
   report_say(status, "pmon-report: advise", __VA_ARGS__)
@@ -77,7 +71,7 @@ static int usable(const struct bin *b)
 /* The saving of moving the bytes of the bins of B (N of them, by size)
  * below the largest usable one at that one's J/B, into IT; 0 when there
  * is one (OP is the call or operation, UNIT what moves), -1 when none. */
-static int size_item(struct item *it, const char *kind, const char *op,
+static int size_item(struct report_advice *it, const char *kind, const char *op,
                      const char *unit, const struct bin *b, size_t n,
                      const char *est)
 {
@@ -136,7 +130,7 @@ static int size_item(struct item *it, const char *kind, const char *op,
 }
 
 /* The comm-message-size items, one per call, into IT; how many. */
-static size_t comm_items(const struct report *r, struct item *it, size_t max,
+static size_t comm_items(const struct report *r, struct report_advice *it, size_t max,
                          const char *est)
 {
   size_t n = 0;
@@ -167,7 +161,7 @@ static size_t comm_items(const struct report *r, struct item *it, size_t max,
 }
 
 /* The io-access-size items, one per operation (read, write), into IT. */
-static size_t io_items(const struct report *r, struct item *it, size_t max,
+static size_t io_items(const struct report *r, struct report_advice *it, size_t max,
                        const char *est)
 {
   static const char *const ops[] = {"read", "write"};
@@ -228,7 +222,7 @@ static void wait_sum(const struct report *r, double *e, double *err,
 }
 
 /* The wait item: the energy in calls that only wait. */
-static size_t wait_items(const struct report *r, struct item *it,
+static size_t wait_items(const struct report *r, struct report_advice *it,
                          const char *est)
 {
   double e, err, t;
@@ -257,8 +251,9 @@ static size_t wait_items(const struct report *r, struct item *it,
 
 static int by_saving(const void *a, const void *b);
 
-/* Every item of R, the largest saving first, into IT; how many. */
-static size_t advise(const struct report *r, struct item *it)
+/* Every item of R, the largest saving first, into IT (ITEMS_MAX of
+ * them); how many. */
+static size_t advise(const struct report *r, struct report_advice *it)
 {
   const char *est = r->estimated > 0
                       ? "; the report's energy is ESTIMATED by a model, "
@@ -275,10 +270,22 @@ static size_t advise(const struct report *r, struct item *it)
   return n;
 }
 
+size_t report_advice(const struct report *r, struct report_advice *out,
+                     size_t max)
+{
+  struct report_advice it[ITEMS_MAX];
+  size_t n = advise(r, it);
+
+  if (n > max)
+    n = max;
+  memcpy(out, it, n * sizeof it[0]);
+  return n;
+}
+
 /* The figures of item IT's call or operation in R: the energy E of all
  * its bins and its bar ERR, the bytes of all and of those below the
  * item's large bin (SMALL).  0, or -1 when R has none of it. */
-static int key_sum(const struct report *r, const struct item *it, double *e,
+static int key_sum(const struct report *r, const struct report_advice *it, double *e,
                    double *err, double *bytes, double *small)
 {
   int comm = strcmp(it->kind, "comm-message-size") == 0, any = 0;
@@ -316,14 +323,14 @@ static int key_sum(const struct report *r, const struct item *it, double *e,
 
 /* A check of BEFORE's item IT against AFTER. */
 struct check {
-  const struct item *it;
+  const struct report_advice *it;
   int applied, held;
   double realized_j, realized_err_j;
   char why[320];
 };
 
 static void check_item(const struct report *before,
-                       const struct report *after, const struct item *it,
+                       const struct report *after, const struct report_advice *it,
                        struct check *c)
 {
   double eb, errb, bb, sb, ea, erra, ba, sa;
@@ -376,7 +383,7 @@ static void check_item(const struct report *before,
 
 static int by_saving(const void *a, const void *b)
 {
-  const struct item *x = a, *y = b;
+  const struct report_advice *x = a, *y = b;
 
   return (x->saving_j < y->saving_j) - (x->saving_j > y->saving_j);
 }
@@ -397,7 +404,7 @@ static int dump_as(json_t *array, const char *key)
   return rc;
 }
 
-static int print_json(const struct item *it, size_t n)
+static int print_json(const struct report_advice *it, size_t n)
 {
   json_t *items = json_array();
 
@@ -414,7 +421,7 @@ static int print_json(const struct item *it, size_t n)
   return dump_as(items, "items");
 }
 
-static void print_text(const struct report *r, const struct item *it,
+static void print_text(const struct report *r, const struct report_advice *it,
                        size_t n)
 {
   printf("advice for job %s: %zu item%s%s\n",
@@ -485,7 +492,7 @@ static void print_checks_text(const struct report *b, const struct report *a,
  * one missed, 1 when a report cannot be read. */
 static int check(const char *bpath, const char *apath, int json)
 {
-  struct item it[ITEMS_MAX];
+  struct report_advice it[ITEMS_MAX];
   struct check c[ITEMS_MAX];
   struct report b, a;
   size_t n;
@@ -521,7 +528,7 @@ int report_advise(int argc, char **argv)
   static const struct option longopts[] = {
     {"json", no_argument, NULL, 'j'}, {"check", no_argument, NULL, 'c'},
     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  struct item it[ITEMS_MAX];
+  struct report_advice it[ITEMS_MAX];
   struct report r;
   const char *name;
   int c, json = 0, checking = 0, rc = 0;

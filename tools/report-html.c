@@ -435,6 +435,65 @@ static void summary(FILE *out, const struct report *r) {
   shared_note(out, r);
 }
 
+/* ---- Advice ------------------------------------------------------------ */
+
+#define MAX_ADVICE 8 /* items on the page; pmon-report advise has them all */
+
+/* What would have cost less (pmon-report advise), the largest saving
+ * first, each with its bar and what it assumes. */
+static void advice(FILE *out, const struct report *r) {
+  struct report_advice it[MAX_ADVICE];
+  size_t n = report_advice(r, it, MAX_ADVICE);
+  char a[CELL_MAX], b[CELL_MAX];
+
+  fputs("<h3>What would have cost less", out);
+  badge(out, r->estimated);
+  fprintf(out, "<small>%zu change%s that the figures support, the largest "
+               "saving first (pmon-report advise)</small></h3>\n",
+          n, n == 1 ? "" : "s");
+  if (n == 0) {
+    fputs("<p class=\"note\">None: no change whose saving this report's "
+          "figures show above its bar (pmon-report(1), ADVISE).</p>\n", out);
+    return;
+  }
+  fputs("<table><thead><tr><th>kind</th><th>seen</th><th>change</th>"
+        "<th class=\"n\">saving</th><th class=\"n\">of the job</th>"
+        "<th class=\"n\">time</th></tr></thead><tbody>\n", out);
+  for (size_t i = 0; i < n; i++) {
+    fputs("<tr><td class=\"mono\">", out);
+    esc(out, it[i].kind);
+    fputs("</td><td>", out);
+    esc(out, it[i].what);
+    fputs("</td><td class=\"mono\">", out);
+    esc(out, it[i].setting);
+    fprintf(out, "</td><td class=\"n\" title=\"");
+    esc(out, it[i].assumes);
+    fputs("\">", out);
+    fig(out, report_si(a, it[i].saving_j, "J"));
+    fprintf(out, " <span class=\"muted\">%s%s</span>", "\u00b1",
+            isfinite(it[i].saving_err_j)
+              ? report_si(b, it[i].saving_err_j, "J") : "?");
+    badge(out, r->estimated);
+    fputs("</td>", out);
+    if (r->energy_j > 0)
+      snprintf(a, sizeof a, "%.2g %%", 100 * it[i].saving_j / r->energy_j);
+    else
+      snprintf(a, sizeof a, "\xE2\x80\x93");
+    num_cell(out, a, 0);
+    if (isfinite(it[i].time_change_s))
+      snprintf(a, sizeof a, "%+.3g s", it[i].time_change_s);
+    else
+      snprintf(a, sizeof a, "\xE2\x80\x93");
+    num_cell(out, a, 0);
+    fputs("</tr>\n", out);
+  }
+  fputs("</tbody></table>\n<p class=\"note\">Each saving is a prediction "
+        "from this run's own figures; what it assumes is in its "
+        "tooltip and in <code>pmon-report advise</code>, and "
+        "<code>pmon-report advise --check</code> checks it on the next "
+        "run.</p>\n", out);
+}
+
 /* ---- Regions and nodes ------------------------------------------------- */
 
 static void regions(FILE *out, const struct report *r) {
@@ -1062,6 +1121,7 @@ static void section(FILE *out, const struct report *r, const char *name,
     io(out, r);
   if (r->has_comm || r->job.mpi > 0)
     comm(out, r, index);
+  advice(out, r);
   meters(out, r);
   events(out, r);
   fputs("</section>\n", out);

@@ -422,6 +422,20 @@ int report_watch(int argc, char **argv);
 
 /* ---- report-advise.c --------------------------------------------------- */
 
+/* One change that would have cost less (pmon-report(1), ADVISE). */
+struct report_advice {
+  const char *kind; /* "comm-message-size", "io-access-size", "wait" */
+  char what[256], setting[256], assumes[512];
+  double saving_j, saving_err_j, time_change_s, time_change_err_s;
+  char key[64];   /* the call, or "read" or "write" (none for wait) */
+  double big_min; /* the size bin at whose J/B the small ones are put */
+};
+
+/* The advice of report R, the largest saving first: at most MAX items
+ * into OUT; how many. */
+size_t report_advice(const struct report *r, struct report_advice *out,
+                     size_t max);
+
 /* Runs "pmon-report advise": argv[0] is "advise", its options and the
  * report follow.  Returns the exit status: 0 (also with no advice), 1
  * when the report cannot be read, 2 on a usage error. */
