@@ -273,6 +273,7 @@ void pmon__cpufreq_close(void);
  * reading, and the event "shared" when the node was; _json, the node
  * record's "sharing" (null but on the leader); _close frees it all.
  * Never fatal: what could not be read is null. */
+int pmon__share_config(void);
 void pmon__share_open(void);
 void pmon__share_read(uint64_t t);
 void pmon__share_finish(void);

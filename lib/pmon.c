@@ -213,6 +213,8 @@ static int init_locked(int by_preload)
   if (cfg == 0)
     cfg = pmon__comm_config();
   if (cfg == 0)
+    cfg = pmon__share_config();
+  if (cfg == 0)
     cfg = pmon__iofreq_config();
   if (cfg == 0)
     cfg = pmon__timeline_config();

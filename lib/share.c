@@ -54,6 +54,7 @@
 
 #include "pmon.h"
 #include "core.h"
+#include "env.h"
 #include "roots.h"
 
 #define SHARE_READ_NS 100000000ULL  /* the job's CPU time, 10 times a second */
@@ -704,6 +705,27 @@ static void setup(const int *pids, int n)
   s.on = 1;
 }
 
+/* PMON_SHARE: "cpu-time" (or unset) reads whether the node is shared
+ * and the job's share by that model; "off", for a site that gives whole
+ * nodes only, reads nothing (sharing is null).  Kept apart from s, which
+ * each open clears. */
+static int share_off;
+
+int pmon__share_config(void)
+{
+  const char *v = getenv(PMON_ENV_SHARE);
+
+  share_off = 0;
+  if (v == NULL || *v == '\0' || strcmp(v, "cpu-time") == 0)
+    return 0;
+  if (strcmp(v, "off") == 0) {
+    share_off = 1;
+    return 0;
+  }
+  return pmon__fail(PMON_ECONFIG, "%s: \"%.40s\": not cpu-time or off",
+                    PMON_ENV_SHARE, v);
+}
+
 void pmon__share_open(void)
 {
   struct pmon_state *g = &pmon__g;
@@ -723,9 +745,11 @@ void pmon__share_open(void)
   } else if (ok) {
     pids[0] = pid;
   }
-  if (g->leader && ok)
+  /* The gather above happens whatever PMON_SHARE says, so that ranks
+   * whose environments differ never wait for one another. */
+  if (g->leader && ok && !share_off)
     setup(pids, n);
-  else if (g->leader)
+  else if (g->leader && !ok)
     pmon__debug("share: the ranks' pids did not reach the leader: the "
                 "job's CPU time is not known");
   free(pids);
