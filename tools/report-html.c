@@ -317,10 +317,8 @@ static const char *when(char buf[160], double wall_s, const char *start,
  * nodes' meters saw; each shared node's share of it by its model, for
  * the first few.  Nothing when no node was shared. */
 static void shared_note(FILE *out, const struct report *r) {
-  size_t n = 0, shown = 0;
+  size_t n = report_shared_nodes(r), shown = 0;
 
-  for (size_t i = 0; i < r->nnodes; i++)
-    n += r->nodes[i].sharing.shared > 0;
   if (n == 0)
     return;
   fprintf(out, "<p class=\"note\"><span class=\"est\">SHARED</span> %zu of "
@@ -330,6 +328,7 @@ static void shared_note(FILE *out, const struct report *r) {
   for (size_t i = 0; i < r->nnodes && shown < 4; i++) {
     const struct node *nd = &r->nodes[i];
     const struct sharing *sh = &nd->sharing;
+    double err, part = report_share_part(nd, &err);
 
     if (sh->shared <= 0 || !isfinite(sh->share))
       continue;
@@ -338,8 +337,8 @@ static void shared_note(FILE *out, const struct report *r) {
     fprintf(out, " %.0f %s %.0f %% by ", 100 * sh->share, report_pm(),
             isfinite(sh->share_err) ? 100 * sh->share_err : NAN);
     esc(out, sh->share_model != NULL ? sh->share_model : "?");
-    if (isfinite(nd->energy_j))
-      fprintf(out, ", %.1f J of its %.1f J", nd->energy_j * sh->share,
+    if (isfinite(part))
+      fprintf(out, ", %.1f %s %.1f J of its %.1f J", part, report_pm(), err,
               nd->energy_j);
   }
   fputs(shown > 0 ? " (not yet applied to the figures).</p>\n" : "</p>\n",

@@ -655,11 +655,31 @@ static void print_cpu_clock(FILE *out, const struct report *r) {
  * energy is all that its meters saw, not this job's share of it; then,
  * for each shared node with a share (at most a few), the job's share by
  * its model and what it comes to. */
-static void print_shared(FILE *out, const struct report *r) {
-  size_t n = 0, shown = 0;
+size_t report_shared_nodes(const struct report *r) {
+  size_t n = 0;
 
   for (size_t i = 0; i < r->nnodes; i++)
     n += r->nodes[i].sharing.shared > 0;
+  return n;
+}
+
+double report_share_part(const struct node *nd, double *err) {
+  const struct sharing *sh = &nd->sharing;
+  double a, b;
+
+  *err = NAN;
+  if (!isfinite(nd->energy_j) || !isfinite(sh->share))
+    return NAN;
+  a = nd->energy_err_j * sh->share;
+  b = nd->energy_j * sh->share_err;
+  if (isfinite(a) || isfinite(b))
+    *err = sqrt((isfinite(a) ? a * a : 0) + (isfinite(b) ? b * b : 0));
+  return nd->energy_j * sh->share;
+}
+
+static void print_shared(FILE *out, const struct report *r) {
+  size_t n = report_shared_nodes(r), shown = 0;
+
   if (n == 0)
     return;
   fprintf(out, "note: %zu of %zu node%s shared with other work "
@@ -670,24 +690,16 @@ static void print_shared(FILE *out, const struct report *r) {
     const struct node *nd = &r->nodes[i];
     const struct sharing *sh = &nd->sharing;
     char e[CELL_MAX];
+    double err, part = report_share_part(nd, &err);
 
     if (sh->shared <= 0 || !isfinite(sh->share))
       continue;
     shown++;
-    if (isfinite(nd->energy_j)) {
-      /* The part's bar: the energy's and the share's, added in
-       * quadrature (independent). */
-      double j = nd->energy_j * sh->share;
-      double a = isfinite(nd->energy_err_j) ? nd->energy_err_j * sh->share
-                                            : NAN;
-      double b = isfinite(sh->share_err) ? nd->energy_j * sh->share_err : NAN;
-
-      snprintf(e, sizeof e, "%.1f %s %.1f J of its %.1f J", j, report_pm(),
-               sqrt((isfinite(a) ? a * a : 0) + (isfinite(b) ? b * b : 0)),
-               nd->energy_j);
-    } else {
+    if (isfinite(part))
+      snprintf(e, sizeof e, "%.1f %s %.1f J of its %.1f J", part,
+               report_pm(), err, nd->energy_j);
+    else
       snprintf(e, sizeof e, "its energy not known");
-    }
     fprintf(out, "note: %s: this job's share by %s, %.0f %s %.0f %%: %s "
                  "(not yet applied to the figures)\n",
             nd->name, sh->share_model != NULL ? sh->share_model : "?",

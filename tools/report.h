@@ -348,6 +348,15 @@ size_t report_text_width(const char *s);
  * (all N when they are fewer), for cutting a line at a width. */
 size_t report_text_cut(const char *s, size_t n, size_t cols);
 
+/* The nodes of R that were shared with other work (sharing.shared). */
+size_t report_shared_nodes(const struct report *r);
+
+/* What node ND's share (sharing.share) of its energy comes to, in J,
+ * and its bar into *ERR: the energy's and the share's in quadrature
+ * (independent), NAN when neither is known; NAN when either the energy
+ * or the share is unknown. */
+double report_share_part(const struct node *nd, double *err);
+
 /* The sign of an error bar: "\u00b1" when the locale's codeset is UTF-8,
  * else "+-". */
 const char *report_pm(void);
