@@ -337,8 +337,11 @@ static void shared_note(FILE *out, const struct report *r) {
     fprintf(out, " %.0f %s %.0f %% by ", 100 * sh->share, report_pm(),
             isfinite(sh->share_err) ? 100 * sh->share_err : NAN);
     esc(out, sh->share_model != NULL ? sh->share_model : "?");
-    if (isfinite(part))
+    if (isfinite(part) && isfinite(err))
       fprintf(out, ", %.1f %s %.1f J of its %.1f J", part, report_pm(), err,
+              nd->energy_j);
+    else if (isfinite(part))
+      fprintf(out, ", %.1f %s? J of its %.1f J", part, report_pm(),
               nd->energy_j);
   }
   fputs(shown > 0 ? " (not yet applied to the figures).</p>\n" : "</p>\n",

@@ -672,8 +672,8 @@ double report_share_part(const struct node *nd, double *err) {
     return NAN;
   a = nd->energy_err_j * sh->share;
   b = nd->energy_j * sh->share_err;
-  if (isfinite(a) || isfinite(b))
-    *err = sqrt((isfinite(a) ? a * a : 0) + (isfinite(b) ? b * b : 0));
+  if (isfinite(a) && isfinite(b))
+    *err = sqrt(a * a + b * b);
   return nd->energy_j * sh->share;
 }
 
@@ -695,9 +695,12 @@ static void print_shared(FILE *out, const struct report *r) {
     if (sh->shared <= 0 || !isfinite(sh->share))
       continue;
     shown++;
-    if (isfinite(part))
+    if (isfinite(part) && isfinite(err))
       snprintf(e, sizeof e, "%.1f %s %.1f J of its %.1f J", part,
                report_pm(), err, nd->energy_j);
+    else if (isfinite(part))
+      snprintf(e, sizeof e, "%.1f %s? J of its %.1f J", part, report_pm(),
+               nd->energy_j);
     else
       snprintf(e, sizeof e, "its energy not known");
     fprintf(out, "note: %s: this job's share by %s, %.0f %s %.0f %%: %s "

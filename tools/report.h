@@ -353,8 +353,8 @@ size_t report_shared_nodes(const struct report *r);
 
 /* What node ND's share (sharing.share) of its energy comes to, in J,
  * and its bar into *ERR: the energy's and the share's in quadrature
- * (independent), NAN when neither is known; NAN when either the energy
- * or the share is unknown. */
+ * (independent), NAN when either is unknown (an estimate, a report from
+ * before the bars); NAN when the energy or the share is unknown. */
 double report_share_part(const struct node *nd, double *err);
 
 /* The sign of an error bar: "\u00b1" when the locale's codeset is UTF-8,
