@@ -267,15 +267,16 @@ void pmon__cpufreq_close(void);
 
 /* lib/share.c: whether the node is shared.  _open, collective over the
  * node after pmon__node_setup(): the leader learns its ranks' pids and
- * what it can read of the job's and the node's CPU time and CPUs; _read
- * takes a reading with a history point at T (at most every 0.1 s);
- * _finish, the leader at finalize once the pollers have stopped: a last
+ * what it can read of the job's and the node's CPU time and CPUs; _start,
+ * the leader once its meters' first samples are taken: a first reading,
+ * then a thread of its own reads every 0.1 s; _finish, the leader at
+ * finalize once the pollers have stopped: the thread stopped, a last
  * reading, and the event "shared" when the node was; _json, the node
  * record's "sharing" (null but on the leader); _close frees it all.
  * Never fatal: what could not be read is null. */
 int pmon__share_config(void);
 void pmon__share_open(void);
-void pmon__share_read(uint64_t t);
+void pmon__share_start(void);
 void pmon__share_finish(void);
 struct json_t *pmon__share_json(void);
 void pmon__share_close(void);

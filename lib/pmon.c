@@ -264,6 +264,7 @@ static int init_locked(int by_preload)
       g->t_init_ns = s.t_ns;
     g->sh->t_init_ns = g->t_init_ns;
     rc = pmon__sampler_start();
+    pmon__share_start(); /* the job's CPU time, on a thread of its own */
   }
   atomic_thread_fence(memory_order_seq_cst);
   node_barrier();

@@ -4,9 +4,10 @@
  * (nodes[].sharing, docs/report-format.md; pmon(7), Shared nodes).
  *
  * At init every rank of a node gives its pid to the leader (a gather over
- * the node's communicator).  The leader then reads, with the node total's
- * history points (lib/timeline.c) and at most every SHARE_READ_NS, the
- * node's busy CPU time from /proc/stat and, right after it, the job's:
+ * the node's communicator).  The leader then reads, on a thread of its
+ * own every SHARE_READ_NS from the meters' first samples to their last
+ * (never on a meter's poller: a walk of /proc must not delay a reading),
+ * the node's busy CPU time from /proc/stat and, right after it, the job's:
  *
  *  - "cgroup": usage_usec in cpu.stat of the Slurm job's cgroup (v2), when
  *    every rank's /proc/PID/cgroup names the same path with a component
@@ -31,8 +32,9 @@
  * second, when the job may use fewer CPUs than the node has online, or
  * when another's process used one of the node's GPUs.
  * Nothing here is fatal and nothing prints but PMON_DEBUG's lines: what
- * cannot be read is null in the report.  Called with g->lock held or with
- * no poller running, as the history is; the open is collective over the
+ * cannot be read is null in the report.  The report may read while the
+ * thread runs (a spool's snapshot, under g->lock for the history): what
+ * it reads of s is written under s_mu.  The open is collective over the
  * node.  Memory: an fd per rank of the node, and 48 bytes per process
  * followed, at most SHARE_PROCS_MAX.  A process is known by its pid and
  * its start: a pid used again by another process is never read as this.
@@ -44,6 +46,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +132,19 @@ static struct {
                                             the job, the node, and both */
   int hj, hn, hb;
 } s = {.stat_fd = -1, .cg_fd = -1};
+
+/* What the report reads of s while the readings' thread runs (the
+ * readings, the GPUs' users) is written under s_mu; the rest of s is
+ * that thread's alone until it is joined. */
+static pthread_mutex_t s_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* The readings' thread (pmon__share_start()). */
+static struct {
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cond;
+  int started, stop;
+} rd = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* The text of FD from its start into BUF (SIZE bytes, NUL-terminated);
  * its length, or -1. */
@@ -418,6 +435,7 @@ static void gpus_list(void)
   struct pmon_state *g = &pmon__g;
 
   s.gpu_ready = 1;
+  pthread_mutex_lock(&s_mu);
   for (int i = 0; i < g->nmeters; i++) {
     const struct pmon_meter *m = &g->ms[i].m;
 
@@ -425,11 +443,13 @@ static void gpus_list(void)
       if (s.ngpu == SHARE_GPUS_MAX) {
         pmon__debug("share: more than %d GPUs: those beyond are not "
                     "followed", SHARE_GPUS_MAX);
-        return;
+        goto out;
       }
       s.gpu[s.ngpu++] = (struct gpu){.meter = i, .ch = c};
     }
   }
+out:
+  pthread_mutex_unlock(&s_mu);
 }
 
 /* Whether process PID is the job's: a rank, a rank's descendant, or in
@@ -467,16 +487,25 @@ static void gpus_read(void)
     int n = m->drv->users(m, u->ch, pids, SHARE_GPU_USERS);
 
     if (n < 0) {
-      if (!u->failed++)
+      int first;
+
+      pthread_mutex_lock(&s_mu);
+      first = !u->failed++;
+      pthread_mutex_unlock(&s_mu);
+      if (first)
         pmon__debug("share: %s: its users are not known: %s",
                     m->ch[u->ch].name, pmon_errmsg());
       continue;
     }
     for (int i = 0; i < n; i++) {
-      if (of_job(pids[i]))
+      int mine = of_job(pids[i]);
+
+      pthread_mutex_lock(&s_mu);
+      if (mine)
         u->job = 1;
       else if (u->others == 0)
         u->others = pids[i];
+      pthread_mutex_unlock(&s_mu);
     }
   }
 }
@@ -504,6 +533,7 @@ static void take(uint64_t t)
     r.job = job_proc();
   else if (s.source == SRC_CGROUP)
     r.job = job_cgroup();
+  pthread_mutex_lock(&s_mu);
   s.t_read = t;
   if (!isnan(r.job)) {
     if (!s.hj)
@@ -523,12 +553,72 @@ static void take(uint64_t t)
     s.b1 = r;
     s.hb = 1;
   }
+  pthread_mutex_unlock(&s_mu);
 }
 
-void pmon__share_read(uint64_t t)
+/* The readings' thread: one every SHARE_READ_NS until told to stop. */
+static void *reader_main(void *arg)
 {
-  if (s.on && (s.t_read == 0 || t >= s.t_read + SHARE_READ_NS))
-    take(t);
+  (void)arg;
+  pthread_mutex_lock(&rd.mu);
+  while (!rd.stop) {
+    uint64_t due = pmon__now_ns() + SHARE_READ_NS;
+    struct timespec ts = {(time_t)(due / 1000000000u),
+                          (long)(due % 1000000000u)};
+
+    pthread_cond_timedwait(&rd.cond, &rd.mu, &ts);
+    if (rd.stop)
+      break;
+    pthread_mutex_unlock(&rd.mu);
+    take(pmon__now_ns());
+    pthread_mutex_lock(&rd.mu);
+  }
+  pthread_mutex_unlock(&rd.mu);
+  return NULL;
+}
+
+void pmon__share_start(void)
+{
+  pthread_condattr_t ca;
+  sigset_t all, old;
+  int rc;
+
+  if (!s.on || rd.started)
+    return;
+  take(pmon__now_ns()); /* the first reading, with the meters' first */
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&rd.cond, &ca);
+  pthread_condattr_destroy(&ca);
+  rd.stop = 0;
+  /* The thread takes no signal: the program's handlers stay on its own
+   * threads. */
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  rc = pthread_create(&rd.thread, NULL, reader_main, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc != 0) { /* not fatal: the readings at the ends remain */
+    pmon__debug("share: cannot start the readings' thread (%s): the job's "
+                "CPU time is read at init and finalize only",
+                strerror(rc));
+    pthread_cond_destroy(&rd.cond);
+    return;
+  }
+  rd.started = 1;
+}
+
+/* The readings' thread stopped and joined; nothing when none runs. */
+static void reader_stop(void)
+{
+  if (!rd.started)
+    return;
+  pthread_mutex_lock(&rd.mu);
+  rd.stop = 1;
+  pthread_cond_broadcast(&rd.cond);
+  pthread_mutex_unlock(&rd.mu);
+  pthread_join(rd.thread, NULL);
+  pthread_cond_destroy(&rd.cond);
+  rd.started = 0;
 }
 
 /* The CPUs in a list such as "0-3,8,10-11" (cpuset.cpus.effective); -1
@@ -902,6 +992,7 @@ void pmon__share_finish(void)
   size_t k = 0;
   int first = 0;
 
+  reader_stop();
   if (!s.on)
     return;
   s.t_gpu_next = 0; /* who uses the GPUs at the end too */
@@ -950,10 +1041,12 @@ json_t *pmon__share_json(void)
   static const char *const sources[] = {NULL, "proc", "cgroup"};
   struct pmon_state *g = &pmon__g;
   struct verdict v;
-  json_t *gpus = s.ngpu > 0 ? json_array() : json_null();
+  json_t *gpus, *rec;
 
   if (!s.on)
     return json_null();
+  pthread_mutex_lock(&s_mu);
+  gpus = s.ngpu > 0 ? json_array() : json_null();
   v = judge();
   for (int i = 0; i < s.ngpu; i++) {
     const struct gpu *u = &s.gpu[i];
@@ -966,7 +1059,7 @@ json_t *pmon__share_json(void)
                       u->failed && !u->others ? json_null()
                                               : json_boolean(u->others != 0)));
   }
-  return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, "
+  rec = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, "
                    "s:o, s:s}",
                    "source",
                    s.hj && sources[s.source] != NULL
@@ -980,10 +1073,13 @@ json_t *pmon__share_json(void)
                    v.shared < 0 ? json_null() : json_boolean(v.shared),
                    "share", num(v.share), "share_err", num(v.share_err),
                    "share_model", "cpu-time");
+  pthread_mutex_unlock(&s_mu);
+  return rec;
 }
 
 void pmon__share_close(void)
 {
+  reader_stop();
   for (int i = 0; i < s.np; i++)
     if (s.p[i].fd >= 0)
       close(s.p[i].fd);

@@ -202,7 +202,6 @@ void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns,
     g->hist_stride *= 2;
   }
   cpu_read(t_ns);
-  pmon__share_read(t_ns); /* the job's CPU time, with the node's */
   p = &g->hist[g->nhist++];
   p->t_ns = t_ns;
   p->covered_ns = covered_ns;
