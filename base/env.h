@@ -21,6 +21,7 @@
 #define PMON_ENV_IO_GAP "PMON_IO_GAP"     /* I/O phase merge gap, s */
 #define PMON_ENV_IO_FILES "PMON_IO_FILES" /* files listed in the report */
 #define PMON_ENV_COMM "PMON_COMM" /* 0: communication calls not counted */
+#define PMON_ENV_SHARE "PMON_SHARE" /* off: whole nodes, not read */
 #define PMON_ENV_IO_FREQ "PMON_IO_FREQ" /* MHz: CPUs capped during I/O */
 #define PMON_ENV_IO_FREQ_STATE "PMON_IO_FREQ_STATE" /* its state file's dir */
 #define PMON_ENV_SLURM_CPU_FREQ_REQ "SLURM_CPU_FREQ_REQ" /* srun --cpu-freq */

@@ -35,14 +35,22 @@ const char *pmon__dev_root(void)
   return root(PMON_ENV_DEV_ROOT, "/dev");
 }
 
+int pmon__proc_stat_times(const char *buf, unsigned long long f[8])
+{
+  int n;
+
+  memset(f, 0, 8 * sizeof *f);
+  n = sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1],
+             &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]);
+  return n < 4 ? PMON_EFORMAT : 0;
+}
+
 int pmon__proc_stat_cpu(const char *buf, unsigned long long *busy,
                         unsigned long long *total)
 {
-  unsigned long long f[8] = {0};
-  int n = sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0],
-                 &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]);
+  unsigned long long f[8];
 
-  if (n < 4)
+  if (pmon__proc_stat_times(buf, f) != 0)
     return PMON_EFORMAT;
   /* user nice system idle iowait irq softirq steal */
   *busy = f[0] + f[1] + f[2] + f[5] + f[6] + f[7];

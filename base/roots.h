@@ -22,4 +22,11 @@ const char *pmon__dev_root(void);
 int pmon__proc_stat_cpu(const char *buf, unsigned long long *busy,
                         unsigned long long *total);
 
+/*
+ * The same line's first eight fields into F, in /proc/stat's order: user,
+ * nice, system, idle, iowait, irq, softirq, steal (jiffies; those the
+ * kernel does not give are 0).  0, or PMON_EFORMAT as above.
+ */
+int pmon__proc_stat_times(const char *buf, unsigned long long f[8]);
+
 #endif /* PMON_ROOTS_H */

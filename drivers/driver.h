@@ -190,6 +190,17 @@ struct pmon_driver {
    */
   int (*finish)(struct pmon_meter *m, char *note, size_t size);
 
+  /*
+   * MAY be NULL.  The processes that use channel CH's device now (a GPU's
+   * compute processes): up to MAX of their pids into PIDS.  Returns how
+   * many it stored, or a negative PMON_E* code when the device cannot
+   * tell (with the reason recorded by pmon__fail()).  Called on the node
+   * leader about once a second and at finalize, possibly while another
+   * thread is in read(): it touches only what open() set up.  The core
+   * tells by it whose the device is (lib/share.c).
+   */
+  int (*users)(struct pmon_meter *m, int ch, int *pids, int max);
+
   /* MAY be NULL.  Release what open() acquired. */
   void (*close)(struct pmon_meter *m);
 };

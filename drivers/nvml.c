@@ -88,6 +88,7 @@ static const struct {
    "the GPU's device file is not accessible (a container, or a cgroup that "
    "gives the GPU to another job)"},
   {6, "NVML_ERROR_NOT_FOUND", NULL},
+  {7, "NVML_ERROR_INSUFFICIENT_SIZE", "more processes than pmon asks for"},
   {9, "NVML_ERROR_DRIVER_NOT_LOADED",
    "the NVIDIA kernel driver is not loaded on this node"},
   {12, "NVML_ERROR_LIBRARY_NOT_FOUND", NULL},
@@ -110,7 +111,23 @@ struct nvml_api {
   nvmlReturn_t (*enforced)(nvmlDevice_t dev, unsigned int *mw);
   const char *(*errstr)(nvmlReturn_t rc);
   nvmlReturn_t (*version)(char *buf, unsigned int size);
+  nvmlReturn_t (*procs)(nvmlDevice_t dev, unsigned int *n, void *infos);
+  nvmlReturn_t (*procs_v1)(nvmlDevice_t dev, unsigned int *n, void *infos);
 };
+
+/* A compute process as NVML lists it: nvmlProcessInfo_v2_t for the _v3
+ * and _v2 calls, nvmlProcessInfo_v1_t for the plain one; the pid first in
+ * both (research notes section 7). */
+struct nvml_proc {
+  unsigned int pid;
+  unsigned long long used_memory;
+  unsigned int gpu_instance, compute_instance;
+};
+struct nvml_proc_v1 {
+  unsigned int pid;
+  unsigned long long used_memory;
+};
+#define USERS_MAX 64 /* a GPU's processes asked for at a time */
 
 /* Symbol -> slot of struct nvml_api: the versioned name, the plain one
  * to fall back on (or NULL), and whether open() needs it. */
@@ -135,6 +152,11 @@ static const struct {
   {"nvmlErrorString", NULL, offsetof(struct nvml_api, errstr), 0},
   {"nvmlSystemGetDriverVersion", NULL, offsetof(struct nvml_api, version),
    0},
+  {"nvmlDeviceGetComputeRunningProcesses_v3",
+   "nvmlDeviceGetComputeRunningProcesses_v2", offsetof(struct nvml_api, procs),
+   0},
+  {"nvmlDeviceGetComputeRunningProcesses", NULL,
+   offsetof(struct nvml_api, procs_v1), 0},
 };
 #define NSYMBOLS (sizeof symbols / sizeof symbols[0])
 
@@ -649,6 +671,44 @@ static int nvml_read(struct pmon_meter *m, struct pmon_reading *r)
   return 0;
 }
 
+/*
+ * The GPU's compute processes, as nvidia-smi lists them: the processes
+ * with a CUDA context on it, not those that only ask NVML (pmon itself).
+ * Graphics processes are not asked for: an HPC node runs none.  The pids
+ * are the host's when NVML runs in the host's pid namespace; in a
+ * container they may not be the container's (not tested).
+ */
+static int nvml_users(struct pmon_meter *m, int ch, int *pids, int max)
+{
+  struct nvml_priv *p = m->priv;
+  union {
+    struct nvml_proc v2[USERS_MAX];
+    struct nvml_proc_v1 v1[USERS_MAX];
+  } buf;
+  unsigned int n = USERS_MAX;
+  nvmlReturn_t rc;
+  int v1 = p->api.procs == NULL;
+
+  if (ch < 0 || ch >= m->nch)
+    return pmon__fail(PMON_EINVAL, "nvml: channel %d: no such GPU", ch);
+  if (v1 && p->api.procs_v1 == NULL)
+    return pmon__fail(PMON_ENOTSUP, "nvml: %s: no "
+                      "nvmlDeviceGetComputeRunningProcesses: this NVML cannot "
+                      "say which processes use a GPU", p->lib);
+  rc = v1 ? p->api.procs_v1(p->dev[ch], &n, buf.v1)
+          : p->api.procs(p->dev[ch], &n, buf.v2);
+  if (rc != NVML_SUCCESS)
+    return fail_nvml(&p->api, m->ch[ch].name,
+                     v1 ? "nvmlDeviceGetComputeRunningProcesses"
+                        : "nvmlDeviceGetComputeRunningProcesses_v3",
+                     rc);
+  if (n > USERS_MAX)
+    n = USERS_MAX;
+  for (unsigned int i = 0; i < n && (int)i < max; i++)
+    pids[i] = (int)(v1 ? buf.v1[i].pid : buf.v2[i].pid);
+  return (int)n < max ? (int)n : max;
+}
+
 const struct pmon_driver pmon__driver_nvml = {
   .name = "nvml",                                 /* MUST */
   .description = "NVIDIA GPUs' board power and energy (NVML)", /* MUST */
@@ -666,5 +726,6 @@ const struct pmon_driver pmon__driver_nvml = {
   .open = nvml_open,   /* MUST */
   .read = nvml_read,   /* MUST */
   .finish = NULL,      /* MAY: no second figure to judge against */
+  .users = nvml_users, /* MAY: a GPU's compute processes */
   .close = nvml_close, /* MAY: nvmlShutdown, then dlclose */
 };

@@ -50,6 +50,9 @@
 #define PMON_TTL_READINGS 2.5 /* a sampled meter's readings further apart
                                  than this many intervals leave a gap */
 #define PMON_PUB_BYTES (256 * 1024) /* a rank's slot for the spool */
+#define PMON_SHARE_OTHERS 0.05 /* a node is shared when the others' busy
+                                  CPU time beside the job is above this
+                                  many CPU-seconds per second (lib/share.c) */
 
 /* One published sample: the node's energy per channel since init. */
 struct pmon_tl_sample {
@@ -261,6 +264,22 @@ double pmon__cpufreq_read(uint64_t t);
 struct json_t *pmon__cpufreq_json(void);
 const char *pmon__cpufreq_why(void);
 void pmon__cpufreq_close(void);
+
+/* lib/share.c: whether the node is shared.  _open, collective over the
+ * node after pmon__node_setup(): the leader learns its ranks' pids and
+ * what it can read of the job's and the node's CPU time and CPUs; _start,
+ * the leader once its meters' first samples are taken: a first reading,
+ * then a thread of its own reads every 0.1 s; _finish, the leader at
+ * finalize once the pollers have stopped: the thread stopped, a last
+ * reading, and the event "shared" when the node was; _json, the node
+ * record's "sharing" (null but on the leader); _close frees it all.
+ * Never fatal: what could not be read is null. */
+int pmon__share_config(void);
+void pmon__share_open(void);
+void pmon__share_start(void);
+void pmon__share_finish(void);
+struct json_t *pmon__share_json(void);
+void pmon__share_close(void);
 
 /* lib/comm.c: PMON_COMM; the end of counting (first thing in finalize);
  * this rank's record for its leader; the node's from its ranks' (the

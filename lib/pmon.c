@@ -160,6 +160,7 @@ static void teardown(void)
   pmon__io_free();
   pmon__comm_free();
   pmon__cpufreq_close();
+  pmon__share_close();
   pmon__iofreq_stop();
   pmon__iofreq_close();
   pmon__node_teardown();
@@ -212,6 +213,8 @@ static int init_locked(int by_preload)
   if (cfg == 0)
     cfg = pmon__comm_config();
   if (cfg == 0)
+    cfg = pmon__share_config();
+  if (cfg == 0)
     cfg = pmon__iofreq_config();
   if (cfg == 0)
     cfg = pmon__timeline_config();
@@ -227,6 +230,7 @@ static int init_locked(int by_preload)
     pmon__node_teardown();
     return rc;
   }
+  pmon__share_open(); /* the leader learns its ranks' pids */
   if (cfg == 0 && g->leader) {
     cfg = pmon__meters_open() == PMON_ECONFIG ? PMON_ECONFIG : 0;
     pmon__cpufreq_open(g->cpus);
@@ -260,6 +264,7 @@ static int init_locked(int by_preload)
       g->t_init_ns = s.t_ns;
     g->sh->t_init_ns = g->t_init_ns;
     rc = pmon__sampler_start();
+    pmon__share_start(); /* the job's CPU time, on a thread of its own */
   }
   atomic_thread_fence(memory_order_seq_cst);
   node_barrier();
@@ -369,6 +374,7 @@ static int finalize_locked(void)
     g->t_end_ns = t_end;
     pmon__meters_sample_all(g->t_end_ns);
     pmon__meters_finish();
+    pmon__share_finish();
   }
   atomic_thread_fence(memory_order_seq_cst);
   node_barrier();

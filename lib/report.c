@@ -424,6 +424,9 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     json_object_set_new(rec, "cpu_freq", pmon__cpufreq_json());
     json_object_set_new(rec, "cpu_freq_why",
                         why != NULL ? json_string(why) : json_null());
+    /* Whether the job had the node alone: its CPU time beside the
+     * node's, its CPUs beside the node's. */
+    json_object_set_new(rec, "sharing", pmon__share_json());
   }
   /* The spool's snapshot has no communication figures but the node's
    * calls and bytes so far. */

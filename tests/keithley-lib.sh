@@ -81,14 +81,16 @@ regions_near() {
 # elapsed_near NAME SECONDS: the program was not held up by pmon.
 elapsed_near() { wave_elapsed_near "$1:" "$TMP/$1.out" "$2"; }
 
-# events NAME: the node's events, one per line: T_S TYPE DETAIL.
+# events NAME: the node's events, one per line: T_S TYPE DETAIL; not
+# "shared", which tells what else ran on the machine (meter_events).
 events() {
   n=$($JGET "$TMP/$1.json" "nodes/0/events/#")
   i=0
   while [ "$i" -lt "${n:-0}" ]; do
-    printf '%s %s %s\n' "$($JGET "$TMP/$1.json" "nodes/0/events/$i/t_s")" \
-      "$($JGET "$TMP/$1.json" "nodes/0/events/$i/type")" \
-      "$($JGET "$TMP/$1.json" "nodes/0/events/$i/detail")"
+    [ "$($JGET "$TMP/$1.json" "nodes/0/events/$i/type")" = shared ] ||
+      printf '%s %s %s\n' "$($JGET "$TMP/$1.json" "nodes/0/events/$i/t_s")" \
+        "$($JGET "$TMP/$1.json" "nodes/0/events/$i/type")" \
+        "$($JGET "$TMP/$1.json" "nodes/0/events/$i/detail")"
     i=$((i + 1))
   done
 }

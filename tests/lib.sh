@@ -120,6 +120,21 @@ fed_near() {
   fi
 }
 
+# meter_events REPORT [NODE]: how many events node NODE (0) of REPORT has
+# other than "shared": whether a node was shared tells what else ran on the
+# machine (the suite runs tests side by side; lib/share.c), not what a
+# test's meter did.  Nothing when REPORT has no such node.
+meter_events() {
+  me_n=$($JGET "$1" "nodes/${2:-0}/events/#") || return
+  me_k=0 me_i=0
+  while [ "$me_i" -lt "$me_n" ]; do
+    [ "$($JGET "$1" "nodes/${2:-0}/events/$me_i/type")" = shared ] ||
+      me_k=$((me_k + 1))
+    me_i=$((me_i + 1))
+  done
+  echo "$me_k"
+}
+
 # equal WHAT VALUE EXPECTED
 equal() {
   if [ "$2" = "$3" ]; then pass "$1: $2"; else fail "$1: '$2', expected '$3'"; fi

@@ -35,6 +35,11 @@
  *                                 processor time (default 0), as the
  *                                 NVIDIA driver 580 does on an H200:
  *                                 about 4 ms (docs/hardware.md)
+ *   PMON_STUB_NVML_USERS=DIR      GPU N's compute processes: the PIDs
+ *                                 of the files DIR/N.PID whose process
+ *                                 is alive (a test marks a process as a
+ *                                 GPU's user by creating one; read at
+ *                                 each call)
  *   PMON_STUB_NVML_LOG=PATH       append "init NS", then "lost GPU NS"
  *                                 and "reset GPU NS" (the instants the
  *                                 faults are due), and at shutdown
@@ -49,8 +54,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +108,7 @@ static struct {
   unsigned limit_mw;
   long cost_ns; /* processor time an energy call spins */
   char log[PATH_MAX];
+  char users[PATH_MAX]; /* PMON_STUB_NVML_USERS, "" when unset */
   unsigned long energy_calls, power_calls;
   struct nvmlDevice_st dev[GPUS_MAX];
 } st = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -115,7 +124,13 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t d,
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d,
                                              unsigned int *mw);
 const char *nvmlErrorString(nvmlReturn_t rc);
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d,
+                                                  unsigned int *n,
+                                                  void *infos);
 #ifndef STUB_OLD
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d,
+                                                     unsigned int *n,
+                                                     void *infos);
 nvmlReturn_t nvmlInit_v2(void);
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n);
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d);
@@ -204,6 +219,8 @@ static void configure(void)
   st.cost_ns = v != NULL ? atol(v) * 1000 : 0;
   v = getenv("PMON_STUB_NVML_LOG");
   snprintf(st.log, sizeof st.log, "%s", v != NULL ? v : "");
+  v = getenv("PMON_STUB_NVML_USERS");
+  snprintf(st.users, sizeof st.users, "%s", v != NULL ? v : "");
 }
 
 /* Seconds of waveform at instant T (ns). */
@@ -427,5 +444,84 @@ nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned int size)
     return NVML_ERROR_INSUFFICIENT_SIZE;
   memcpy(buf, VERSION, sizeof VERSION);
   return NVML_SUCCESS;
+}
+#endif
+
+/* NVML's nvmlProcessInfo_v2_t (the _v2 and _v3 calls) and
+ * nvmlProcessInfo_v1_t (the plain one). */
+struct proc_v2 {
+  unsigned int pid;
+  unsigned long long used_memory;
+  unsigned int gpu_instance, compute_instance;
+};
+struct proc_v1 {
+  unsigned int pid;
+  unsigned long long used_memory;
+};
+
+/* GPU D's users from PMON_STUB_NVML_USERS into INFOS (*N of them, V2 or
+ * v1 records), as NVML: NVML_ERROR_INSUFFICIENT_SIZE with the count
+ * needed in *N when they do not fit. */
+static nvmlReturn_t procs(nvmlDevice_t d, unsigned int *n, void *infos,
+                          int v2)
+{
+  unsigned int k = 0;
+  nvmlReturn_t rc;
+  DIR *dir;
+  struct dirent *e;
+  int i;
+
+  pthread_mutex_lock(&st.lock);
+  rc = device(d, &i);
+  if (rc == NVML_SUCCESS && n == NULL)
+    rc = NVML_ERROR_INVALID_ARGUMENT;
+  if (rc == NVML_SUCCESS && st.users[0] != '\0' &&
+      (dir = opendir(st.users)) != NULL) {
+    while ((e = readdir(dir)) != NULL) {
+      int gpu, pid;
+      char end;
+
+      if (sscanf(e->d_name, "%d.%d%c", &gpu, &pid, &end) != 2 || gpu != i ||
+          pid <= 0 || (kill(pid, 0) != 0 && errno != EPERM))
+        continue;
+      if (k < *n && infos != NULL) {
+        if (v2) {
+          struct proc_v2 *p = (struct proc_v2 *)infos + k;
+
+          p->pid = (unsigned)pid;
+          p->used_memory = 1ULL << 30;
+          p->gpu_instance = p->compute_instance = 0xFFFFFFFFu;
+        } else {
+          struct proc_v1 *p = (struct proc_v1 *)infos + k;
+
+          p->pid = (unsigned)pid;
+          p->used_memory = 1ULL << 30;
+        }
+      }
+      k++;
+    }
+    closedir(dir);
+  }
+  if (rc == NVML_SUCCESS) {
+    if (k > *n)
+      rc = NVML_ERROR_INSUFFICIENT_SIZE;
+    *n = k;
+  }
+  pthread_mutex_unlock(&st.lock);
+  return rc;
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d,
+                                                  unsigned int *n, void *infos)
+{
+  return procs(d, n, infos, 0);
+}
+
+#ifndef STUB_OLD
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d,
+                                                     unsigned int *n,
+                                                     void *infos)
+{
+  return procs(d, n, infos, 1);
 }
 #endif

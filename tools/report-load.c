@@ -213,6 +213,21 @@ static const struct field cpufreq_fields[] = {
   FIELD(struct cpufreq, governor, K_STR),
 };
 
+static const struct field sharing_fields[] = {
+  FIELD(struct sharing, span_s, K_NUM),
+  FIELD(struct sharing, job_cpu_s, K_NUM),
+  FIELD(struct sharing, node_cpu_s, K_NUM),
+  FIELD(struct sharing, others_cpu_s, K_NUM),
+  FIELD(struct sharing, job_cpus, K_COUNT),
+  FIELD(struct sharing, node_cpus, K_COUNT),
+  FIELD(struct sharing, source, K_STR),
+  FIELD(struct sharing, cpus_from, K_STR),
+  FIELD(struct sharing, share, K_NUM),
+  FIELD(struct sharing, share_err, K_NUM),
+  FIELD(struct sharing, share_model, K_STR),
+  FIELD(struct sharing, shared, K_BOOL),
+};
+
 static const struct field event_fields[] = {
   FIELD(struct event, t_s, K_NUM),      FIELD(struct event, meter, K_STR),
   FIELD(struct event, type, K_STR),     FIELD(struct event, detail, K_STR),
@@ -767,6 +782,11 @@ static int load_node(struct reader *rd, struct report *r, json_t *nodes,
   if (get_child(rd, json_array_get(nodes, i), where, "cpu_freq", JSON_OBJECT,
                 &cf) ||
       LOAD_FIELDS(rd, cf, path, cpufreq_fields, &r->nodes[i].cpu_freq))
+    return -1;
+  snprintf(path, sizeof path, "nodes[%zu].sharing", i);
+  if (get_child(rd, json_array_get(nodes, i), where, "sharing", JSON_OBJECT,
+                &cf) ||
+      LOAD_FIELDS(rd, cf, path, sharing_fields, &r->nodes[i].sharing))
     return -1;
   if (get_inner(rd, nodes, "nodes", i, "events", path, &arr) ||
       LOAD_LIST(rd, arr, path, event_fields, ev))

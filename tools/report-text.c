@@ -651,6 +651,66 @@ static void print_cpu_clock(FILE *out, const struct report *r) {
   putc('\n', out);
 }
 
+/* Prints one note when a node was shared (nodes[].sharing.shared): its
+ * energy is all that its meters saw, not this job's share of it; then,
+ * for each shared node with a share (at most a few), the job's share by
+ * its model and what it comes to. */
+size_t report_shared_nodes(const struct report *r) {
+  size_t n = 0;
+
+  for (size_t i = 0; i < r->nnodes; i++)
+    n += r->nodes[i].sharing.shared > 0;
+  return n;
+}
+
+double report_share_part(const struct node *nd, double *err) {
+  const struct sharing *sh = &nd->sharing;
+  double a, b;
+
+  *err = NAN;
+  if (!isfinite(nd->energy_j) || !isfinite(sh->share))
+    return NAN;
+  a = nd->energy_err_j * sh->share;
+  b = nd->energy_j * sh->share_err;
+  if (isfinite(a) && isfinite(b))
+    *err = sqrt(a * a + b * b);
+  return nd->energy_j * sh->share;
+}
+
+static void print_shared(FILE *out, const struct report *r) {
+  size_t n = report_shared_nodes(r), shown = 0;
+
+  if (n == 0)
+    return;
+  fprintf(out, "note: %zu of %zu node%s shared with other work "
+               "(nodes[].sharing): energy_j is all %s used, not this "
+               "job's alone\n",
+          n, r->nnodes, r->nnodes == 1 ? "" : "s", n == 1 ? "it" : "they");
+  for (size_t i = 0; i < r->nnodes && shown < 4; i++) {
+    const struct node *nd = &r->nodes[i];
+    const struct sharing *sh = &nd->sharing;
+    char e[CELL_MAX];
+    double err, part = report_share_part(nd, &err);
+
+    if (sh->shared <= 0 || !isfinite(sh->share))
+      continue;
+    shown++;
+    if (isfinite(part) && isfinite(err))
+      snprintf(e, sizeof e, "%.1f %s %.1f J of its %.1f J", part,
+               report_pm(), err, nd->energy_j);
+    else if (isfinite(part))
+      snprintf(e, sizeof e, "%.1f %s? J of its %.1f J", part, report_pm(),
+               nd->energy_j);
+    else
+      snprintf(e, sizeof e, "its energy not known");
+    fprintf(out, "note: %s: this job's share by %s, %.0f %s %.0f %%: %s "
+                 "(not yet applied to the figures)\n",
+            nd->name, sh->share_model != NULL ? sh->share_model : "?",
+            100 * sh->share, report_pm(),
+            isfinite(sh->share_err) ? 100 * sh->share_err : NAN, e);
+  }
+}
+
 static void print_summary(FILE *out, const struct report *r) {
   char buf[CELL_MAX];
 
@@ -685,6 +745,7 @@ static void print_summary(FILE *out, const struct report *r) {
                                            : " only, not the whole nodes");
   if (r->estimated > 0)
     print_estimated(out, r);
+  print_shared(out, r);
   if (r->job.region_names_folded > 0)
     fprintf(out, "%-12s%.0f names beyond %.0f per process (PMON_MAX_REGIONS) "
                  "counted as \"(other)\"\n",

@@ -125,10 +125,20 @@ struct cpufreq {
   const char *governor;
 };
 
+/* Whether the job had a node alone (nodes[].sharing); all NAN, NULL and
+ * shared -1 when null or absent (reports from before it). */
+struct sharing {
+  double span_s, job_cpu_s, node_cpu_s, others_cpu_s, job_cpus, node_cpus;
+  double share, share_err; /* the job's share by share_model, its bar */
+  const char *source, *cpus_from, *share_model;
+  int shared; /* 1, 0, or -1 when not known */
+};
+
 struct node {
   const char *name, *total_from, *covers, *total_how;
   const char *cpu_freq_why; /* Why cpu_freq is null; NULL when absent. */
   struct cpufreq cpu_freq;
+  struct sharing sharing;
   double ranks, energy_j, energy_err_j, wall_s, power_w;
   double energy_coverage; /* The least share of the run measured, 0 to 1. */
   int estimated;
@@ -337,6 +347,15 @@ size_t report_text_width(const char *s);
 /* The bytes of the first COLS characters of the N bytes of UTF-8 at S
  * (all N when they are fewer), for cutting a line at a width. */
 size_t report_text_cut(const char *s, size_t n, size_t cols);
+
+/* The nodes of R that were shared with other work (sharing.shared). */
+size_t report_shared_nodes(const struct report *r);
+
+/* What node ND's share (sharing.share) of its energy comes to, in J,
+ * and its bar into *ERR: the energy's and the share's in quadrature
+ * (independent), NAN when either is unknown (an estimate, a report from
+ * before the bars); NAN when the energy or the share is unknown. */
+double report_share_part(const struct node *nd, double *err);
 
 /* The sign of an error bar: "\u00b1" when the locale's codeset is UTF-8,
  * else "+-". */

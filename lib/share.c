@@ -1,0 +1,1094 @@
+/*
+ * share.c - whether the job had its nodes alone: the job's own CPU time on
+ * a node beside the node's, and the CPUs it may use beside the node's
+ * (nodes[].sharing, docs/report-format.md; pmon(7), Shared nodes).
+ *
+ * At init every rank of a node gives its pid to the leader (a gather over
+ * the node's communicator).  The leader then reads, on a thread of its
+ * own every SHARE_READ_NS from the meters' first samples to their last
+ * (never on a meter's poller: a walk of /proc must not delay a reading),
+ * the node's busy CPU time from /proc/stat and, right after it, the job's:
+ *
+ *  - "cgroup": usage_usec in cpu.stat of the Slurm job's cgroup (v2), when
+ *    every rank's /proc/PID/cgroup names the same path with a component
+ *    job_*: all that the job runs on the node, its other steps included;
+ *  - "proc": else utime + stime + cutime + cstime of /proc/PID/stat (all
+ *    of its threads, and the children it waited for) of each rank and of
+ *    each of their descendants, found by a walk of /proc at most every
+ *    SHARE_SCAN_NS, followed while they live.  A process that ends is
+ *    counted by its parent's cutime once the parent waits for it; one
+ *    whose parent is not followed keeps its last reading.
+ *
+ * With them, at most every SHARE_SCAN_NS and at the last reading, the
+ * processes that use each GPU (each channel of a meter whose driver
+ * lists a device's users, NVML's compute processes): a user is the
+ * job's when it is a rank or a rank's descendant (its parents up to a
+ * rank), or with "cgroup" when it is in the job's cgroup; any other is
+ * another's.  A GPU is the job's when one of its users was.
+ *
+ * The figures are the differences between the first reading (init) and
+ * the last (finalize, forced).  A node is shared when the others' busy
+ * CPU time over that span is above PMON_SHARE_OTHERS CPU-seconds per
+ * second, when the job may use fewer CPUs than the node has online, or
+ * when another's process used one of the node's GPUs.
+ * Nothing here is fatal and nothing prints but PMON_DEBUG's lines: what
+ * cannot be read is null in the report.  The report may read while the
+ * thread runs (a spool's snapshot, under g->lock for the history): what
+ * it reads of s is written under s_mu.  The open is collective over the
+ * node.  Memory: an fd per rank of the node, and 48 bytes per process
+ * followed, at most SHARE_PROCS_MAX.  A process is known by its pid and
+ * its start: a pid used again by another process is never read as this.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "pmon.h"
+#include "core.h"
+#include "env.h"
+#include "roots.h"
+
+#define SHARE_READ_NS 100000000ULL  /* the job's CPU time, 10 times a second */
+#define SHARE_SCAN_NS 1000000000ULL /* a walk of /proc at most once a second */
+#define SHARE_SCAN_DUTY 100 /* and never sooner than 100 times the last
+                               walk's own time after it: at most 1 % of a
+                               CPU on a node of many processes */
+#define SHARE_PROCS_MAX 4096 /* processes of the job followed */
+#define SHARE_GPU_USERS 64   /* a GPU's users asked for at a time */
+#define SHARE_GPUS_MAX 64    /* GPUs followed */
+#define SHARE_HOPS 64        /* parents walked up from a GPU's user */
+#define SHARE_WINDOW_NS 1000000000ULL /* the node's lowest power: over
+                                         windows of at least 1 s */
+
+enum { SRC_NONE, SRC_PROC, SRC_CGROUP };
+
+/* A process of the job: a rank or a descendant of one. */
+struct proc {
+  int pid, ppid;
+  int fd;                  /* a rank's /proc/PID/stat, held open; -1 for
+                              a descendant, opened at each reading (the
+                              job's fds are not the program's to use up) */
+  int fresh;               /* a rank not read yet: its base is set at
+                              the first reading */
+  int ok;                  /* read at the latest reading */
+  unsigned long long start; /* when it started, clock ticks after boot */
+  unsigned long long base; /* its CPU time (ticks) that is not the job's:
+                              what it had used at its first reading if it
+                              started before init, else 0 */
+  unsigned long long last; /* its CPU time at its latest reading */
+};
+
+/* A GPU: a channel of a meter that lists its users, and who used it. */
+struct gpu {
+  int meter, ch;
+  int job;    /* a process of the job used it */
+  int others; /* another's process used it: the first one's pid */
+  int failed; /* its users could not be read: PMON_DEBUG said why once */
+};
+
+/* One reading: when, the job's CPU time as counted here and the node's
+ * busy CPU time since boot, seconds (only their differences mean
+ * anything); NAN where it could not be read. */
+struct reading {
+  uint64_t t;
+  double job, busy;
+};
+
+static struct {
+  int on;      /* the leader, with its ranks' pids */
+  int source;  /* SRC_*: where the job's CPU time comes from */
+  int job_ok;  /* 0 once a rank could not be read at its first reading */
+  struct proc *p; /* ranks first, then descendants as found: a parent
+                     before its children */
+  int np;
+  unsigned long dropped; /* descendants beyond SHARE_PROCS_MAX */
+  unsigned long long gone; /* ticks of ended processes whose parent was
+                              not followed */
+  unsigned long long init_ticks; /* boot time at the open, ticks */
+  long hz;
+  int stat_fd, cg_fd;
+  int job_cpus, node_cpus; /* -1: not known */
+  int *ranks, nranks;      /* the ranks' pids */
+  char cg[PATH_MAX];       /* SRC_CGROUP: the job's cgroup, "/...job_N" */
+  struct gpu gpu[SHARE_GPUS_MAX];
+  int ngpu, gpu_ready;     /* the GPUs, listed at the first reading */
+  uint64_t t_gpu_next;
+  const char *cpus_from;
+  uint64_t t_read, t_scan_next;
+  struct reading j0, j1, n0, n1, b0, b1; /* the first and last readings of
+                                            the job, the node, and both */
+  int hj, hn, hb;
+} s = {.stat_fd = -1, .cg_fd = -1};
+
+/* What the report reads of s while the readings' thread runs (the
+ * readings, the GPUs' users) is written under s_mu; the rest of s is
+ * that thread's alone until it is joined. */
+static pthread_mutex_t s_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* The readings' thread (pmon__share_start()). */
+static struct {
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cond;
+  int started, stop;
+} rd = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* The text of FD from its start into BUF (SIZE bytes, NUL-terminated);
+ * its length, or -1. */
+static ssize_t pread_all(int fd, char *buf, size_t size)
+{
+  ssize_t n;
+
+  do
+    n = pread(fd, buf, size - 1, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return -1;
+  buf[n] = '\0';
+  return n;
+}
+
+/*
+ * The fields of /proc/PID/stat in BUF that matter here: the parent, the
+ * CPU time of the process (all its threads) and of the children it waited
+ * for, in clock ticks, and its start.  The command name, field 2, may
+ * hold spaces and parentheses: the fields are read after its last ')'.
+ * 0, or -1 when BUF is not such a line.
+ */
+static int parse_stat(const char *buf, int *ppid, unsigned long long *cpu,
+                      unsigned long long *start)
+{
+  const char *p = strrchr(buf, ')');
+  unsigned long long ut, st, cut, cst;
+  char state;
+
+  if (p == NULL ||
+      sscanf(p + 1,
+             " %c %d %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu %llu %llu "
+             "%*s %*s %*s %*s %llu",
+             &state, ppid, &ut, &st, &cut, &cst, start) != 7)
+    return -1;
+  *cpu = ut + st + cut + cst;
+  return 0;
+}
+
+/* /proc/PID/stat read once into the fields above; 0 or -1. */
+static int stat_once(int pid, int *ppid, unsigned long long *cpu,
+                     unsigned long long *start)
+{
+  char path[PATH_MAX], buf[1024];
+  int fd, rc;
+
+  snprintf(path, sizeof path, "%s/%d/stat", pmon__proc_root(), pid);
+  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    return -1;
+  rc = pread_all(fd, buf, sizeof buf) > 0 ? parse_stat(buf, ppid, cpu, start)
+                                          : -1;
+  close(fd);
+  return rc;
+}
+
+/* Follow process PID: a rank (START 0), whose CPU time counts from the
+ * first reading, or a descendant found by the walk, which started at START
+ * and whose CPU time counts from now (all of it if it started after
+ * init).  0, or -1 when it cannot be opened (it has ended, or /proc hides
+ * it) or is not that process. */
+static int follow(int pid, unsigned long long start)
+{
+  char path[PATH_MAX], buf[1024];
+  struct proc *q;
+  unsigned long long cpu, st;
+  int fd, ppid;
+
+  if (s.np == SHARE_PROCS_MAX) {
+    if (s.dropped++ == 0)
+      pmon__debug("share: more than %d processes in the job: those beyond "
+                  "are counted only once their parent waits for them",
+                  SHARE_PROCS_MAX);
+    return -1;
+  }
+  snprintf(path, sizeof path, "%s/%d/stat", pmon__proc_root(), pid);
+  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    return -1;
+  if (pread_all(fd, buf, sizeof buf) <= 0 ||
+      parse_stat(buf, &ppid, &cpu, &st) != 0 ||
+      (start != 0 && st != start)) {
+    close(fd);
+    return -1;
+  }
+  if (start != 0) { /* a descendant */
+    close(fd);
+    fd = -1;
+  }
+  if (s.np % 64 == 0) {
+    struct proc *p = realloc(s.p, (size_t)(s.np + 64) * sizeof *p);
+
+    if (p == NULL) {
+      if (fd >= 0)
+        close(fd);
+      s.dropped++;
+      return -1;
+    }
+    s.p = p;
+  }
+  q = &s.p[s.np++];
+  memset(q, 0, sizeof *q);
+  q->pid = pid;
+  q->ppid = ppid;
+  q->fd = fd;
+  q->start = st;
+  q->fresh = start == 0;
+  q->ok = 1;
+  q->last = cpu;
+  q->base = st >= s.init_ticks ? 0 : cpu;
+  return 0;
+}
+
+static int by_int(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+
+  return (x > y) - (x < y);
+}
+
+/*
+ * The walk: every process of /proc whose parent is followed is followed
+ * too, until none is left (a child's child is found in the same walk).
+ * A process that started and ended between two walks is never seen
+ * itself: its parent's cutime holds it once the parent has waited for it.
+ */
+static void scan(void)
+{
+  struct entry {
+    int pid, ppid, taken;
+    unsigned long long start;
+  } *all = NULL;
+  size_t n = 0, cap = 0;
+  int *known = NULL, added;
+  DIR *d = opendir(pmon__proc_root());
+  struct dirent *e;
+
+  if (d == NULL)
+    return;
+  while ((e = readdir(d)) != NULL) {
+    unsigned long long cpu;
+    struct entry x = {0, 0, 0, 0};
+
+    if (!isdigit((unsigned char)e->d_name[0]))
+      continue;
+    x.pid = atoi(e->d_name);
+    if (stat_once(x.pid, &x.ppid, &cpu, &x.start) != 0)
+      continue;
+    if (n == cap) {
+      struct entry *a = realloc(all, (cap = cap ? 2 * cap : 256) * sizeof *a);
+
+      if (a == NULL)
+        break;
+      all = a;
+    }
+    all[n++] = x;
+  }
+  closedir(d);
+  do {
+    added = 0;
+    free(known);
+    if ((known = malloc(((size_t)s.np + 1) * sizeof *known)) == NULL)
+      break;
+    for (int i = 0; i < s.np; i++)
+      known[i] = s.p[i].pid;
+    qsort(known, (size_t)s.np, sizeof *known, by_int);
+    for (size_t i = 0; i < n; i++) {
+      if (all[i].taken ||
+          bsearch(&all[i].ppid, known, (size_t)s.np, sizeof *known,
+                  by_int) == NULL)
+        continue;
+      all[i].taken = 1;
+      if (bsearch(&all[i].pid, known, (size_t)s.np, sizeof *known, by_int) ==
+            NULL &&
+          follow(all[i].pid, all[i].start) == 0)
+        added++;
+    }
+  } while (added > 0);
+  free(known);
+  free(all);
+}
+
+/* Whether an ended process whose parent was PID left its CPU time to a
+ * followed process still there: its parent, or the parent's parent when
+ * the parent has ended too (each waited for its child, and its own parent
+ * for it: the time went up the chain). */
+static int taken_up(int pid)
+{
+  for (int hops = 0; hops <= s.np; hops++) {
+    int i = 0;
+
+    while (i < s.np && s.p[i].pid != pid)
+      i++;
+    if (i == s.np)
+      return 0;
+    if (s.p[i].ok)
+      return 1;
+    pid = s.p[i].ppid;
+  }
+  return 0;
+}
+
+/* The job's CPU time by its processes, seconds; NAN when a rank could not
+ * be read at the first reading.  Parents are read before their children:
+ * a child waited for between the two reads is missed for one reading (its
+ * parent holds it at the next), never counted twice. */
+static double job_proc(void)
+{
+  unsigned long long sum = 0;
+  char buf[1024];
+  int j = 0;
+
+  for (int i = 0; i < s.np; i++) {
+    struct proc *q = &s.p[i];
+    unsigned long long cpu, st;
+    int ppid;
+
+    if (q->fd >= 0)
+      q->ok = pread_all(q->fd, buf, sizeof buf) > 0 &&
+              parse_stat(buf, &ppid, &cpu, &st) == 0;
+    else
+      q->ok = stat_once(q->pid, &ppid, &cpu, &st) == 0 && st == q->start;
+    if (!q->ok)
+      continue;
+    q->ppid = ppid;
+    if (q->fresh) {
+      q->base = q->start >= s.init_ticks ? 0 : cpu;
+      q->fresh = 0;
+    }
+    q->last = cpu;
+  }
+  /* The ended ones: a followed process still there has their time (or
+   * will once it waits for them); else their last reading stays. */
+  for (int i = 0; i < s.np; i++) {
+    const struct proc *q = &s.p[i];
+
+    if (q->ok)
+      continue;
+    if (q->fresh) /* a rank never read: hidden from us */
+      s.job_ok = 0;
+    else if (!taken_up(q->ppid) && q->last > q->base)
+      s.gone += q->last - q->base;
+  }
+  for (int i = 0; i < s.np; i++) {
+    if (s.p[i].ok)
+      s.p[j++] = s.p[i];
+    else if (s.p[i].fd >= 0)
+      close(s.p[i].fd);
+  }
+  s.np = j;
+  if (!s.job_ok)
+    return NAN;
+  for (int i = 0; i < s.np; i++)
+    if (s.p[i].last > s.p[i].base)
+      sum += s.p[i].last - s.p[i].base;
+  return (double)(sum + s.gone) / (double)s.hz;
+}
+
+/* The job's CPU time from its cgroup's cpu.stat, seconds; NAN. */
+static double job_cgroup(void)
+{
+  char buf[1024], *p;
+
+  if (pread_all(s.cg_fd, buf, sizeof buf) <= 0 ||
+      (p = strstr(buf, "usage_usec ")) == NULL)
+    return NAN;
+  return strtod(p + strlen("usage_usec "), NULL) * 1e-6;
+}
+
+/* The node's busy CPU time from /proc/stat, seconds: user, nice, system,
+ * irq and softirq.  Steal is not the node's work (a hypervisor ran other
+ * guests), nor can it be the job's.  NAN when unread. */
+static double node_busy(void)
+{
+  char buf[512];
+  unsigned long long f[8];
+
+  if (s.stat_fd < 0 || pread_all(s.stat_fd, buf, sizeof buf) <= 0 ||
+      pmon__proc_stat_times(buf, f) != 0)
+    return NAN;
+  return (double)(f[0] + f[1] + f[2] + f[5] + f[6]) / (double)s.hz;
+}
+
+static int job_cgroup_path(int pid, char *buf, size_t size);
+
+/* The GPUs: every channel of an open meter whose driver lists users. */
+static void gpus_list(void)
+{
+  struct pmon_state *g = &pmon__g;
+
+  s.gpu_ready = 1;
+  pthread_mutex_lock(&s_mu);
+  for (int i = 0; i < g->nmeters; i++) {
+    const struct pmon_meter *m = &g->ms[i].m;
+
+    for (int c = 0; m->drv->users != NULL && c < m->nch; c++) {
+      if (s.ngpu == SHARE_GPUS_MAX) {
+        pmon__debug("share: more than %d GPUs: those beyond are not "
+                    "followed", SHARE_GPUS_MAX);
+        goto out;
+      }
+      s.gpu[s.ngpu++] = (struct gpu){.meter = i, .ch = c};
+    }
+  }
+out:
+  pthread_mutex_unlock(&s_mu);
+}
+
+/* Whether process PID is the job's: a rank, a rank's descendant, or in
+ * the job's cgroup. */
+static int of_job(int pid)
+{
+  char cg[PATH_MAX];
+
+  for (int hops = 0, p = pid; hops < SHARE_HOPS && p > 1; hops++) {
+    unsigned long long cpu, start;
+    int ppid;
+
+    for (int i = 0; i < s.nranks; i++)
+      if (s.ranks[i] == p)
+        return 1;
+    if (stat_once(p, &ppid, &cpu, &start) != 0)
+      break;
+    p = ppid;
+  }
+  return s.source == SRC_CGROUP &&
+         job_cgroup_path(pid, cg, sizeof cg) == 0 && strcmp(cg, s.cg) == 0;
+}
+
+/* Who uses each GPU now. */
+static void gpus_read(void)
+{
+  struct pmon_state *g = &pmon__g;
+  int pids[SHARE_GPU_USERS];
+
+  if (!s.gpu_ready)
+    gpus_list();
+  for (int k = 0; k < s.ngpu; k++) {
+    struct gpu *u = &s.gpu[k];
+    struct pmon_meter *m = &g->ms[u->meter].m;
+    int n = m->drv->users(m, u->ch, pids, SHARE_GPU_USERS);
+
+    if (n < 0) {
+      int first;
+
+      pthread_mutex_lock(&s_mu);
+      first = !u->failed++;
+      pthread_mutex_unlock(&s_mu);
+      if (first)
+        pmon__debug("share: %s: its users are not known: %s",
+                    m->ch[u->ch].name, pmon_errmsg());
+      continue;
+    }
+    for (int i = 0; i < n; i++) {
+      int mine = of_job(pids[i]);
+
+      pthread_mutex_lock(&s_mu);
+      if (mine)
+        u->job = 1;
+      else if (u->others == 0)
+        u->others = pids[i];
+      pthread_mutex_unlock(&s_mu);
+    }
+  }
+}
+
+/* A reading, now, at T. */
+static void take(uint64_t t)
+{
+  struct reading r = {t, NAN, NAN};
+
+  if (s.source == SRC_PROC && t >= s.t_scan_next) {
+    uint64_t a = pmon__now_ns(), cost;
+
+    scan();
+    cost = pmon__now_ns() - a;
+    s.t_scan_next = t + (SHARE_SCAN_DUTY * cost > SHARE_SCAN_NS
+                           ? SHARE_SCAN_DUTY * cost
+                           : SHARE_SCAN_NS);
+  }
+  if (t >= s.t_gpu_next) {
+    gpus_read();
+    s.t_gpu_next = t + SHARE_SCAN_NS;
+  }
+  r.busy = node_busy();
+  if (s.source == SRC_PROC)
+    r.job = job_proc();
+  else if (s.source == SRC_CGROUP)
+    r.job = job_cgroup();
+  pthread_mutex_lock(&s_mu);
+  s.t_read = t;
+  if (!isnan(r.job)) {
+    if (!s.hj)
+      s.j0 = r;
+    s.j1 = r;
+    s.hj = 1;
+  }
+  if (!isnan(r.busy)) {
+    if (!s.hn)
+      s.n0 = r;
+    s.n1 = r;
+    s.hn = 1;
+  }
+  if (!isnan(r.job) && !isnan(r.busy)) {
+    if (!s.hb)
+      s.b0 = r;
+    s.b1 = r;
+    s.hb = 1;
+  }
+  pthread_mutex_unlock(&s_mu);
+}
+
+/* The readings' thread: one every SHARE_READ_NS until told to stop. */
+static void *reader_main(void *arg)
+{
+  (void)arg;
+  pthread_mutex_lock(&rd.mu);
+  while (!rd.stop) {
+    uint64_t due = pmon__now_ns() + SHARE_READ_NS;
+    struct timespec ts = {(time_t)(due / 1000000000u),
+                          (long)(due % 1000000000u)};
+
+    pthread_cond_timedwait(&rd.cond, &rd.mu, &ts);
+    if (rd.stop)
+      break;
+    pthread_mutex_unlock(&rd.mu);
+    take(pmon__now_ns());
+    pthread_mutex_lock(&rd.mu);
+  }
+  pthread_mutex_unlock(&rd.mu);
+  return NULL;
+}
+
+void pmon__share_start(void)
+{
+  pthread_condattr_t ca;
+  sigset_t all, old;
+  int rc;
+
+  if (!s.on || rd.started)
+    return;
+  take(pmon__now_ns()); /* the first reading, with the meters' first */
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&rd.cond, &ca);
+  pthread_condattr_destroy(&ca);
+  rd.stop = 0;
+  /* The thread takes no signal: the program's handlers stay on its own
+   * threads. */
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  rc = pthread_create(&rd.thread, NULL, reader_main, NULL);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc != 0) { /* not fatal: the readings at the ends remain */
+    pmon__debug("share: cannot start the readings' thread (%s): the job's "
+                "CPU time is read at init and finalize only",
+                strerror(rc));
+    pthread_cond_destroy(&rd.cond);
+    return;
+  }
+  rd.started = 1;
+}
+
+/* The readings' thread stopped and joined; nothing when none runs. */
+static void reader_stop(void)
+{
+  if (!rd.started)
+    return;
+  pthread_mutex_lock(&rd.mu);
+  rd.stop = 1;
+  pthread_cond_broadcast(&rd.cond);
+  pthread_mutex_unlock(&rd.mu);
+  pthread_join(rd.thread, NULL);
+  pthread_cond_destroy(&rd.cond);
+  rd.started = 0;
+}
+
+/* The CPUs in a list such as "0-3,8,10-11" (cpuset.cpus.effective); -1
+ * when it is not one. */
+static int cpu_list_count(const char *p)
+{
+  int n = 0;
+
+  while (*p != '\0' && *p != '\n') {
+    char *end;
+    long a = strtol(p, &end, 10), b = a;
+
+    if (end == p || a < 0)
+      return -1;
+    p = end;
+    if (*p == '-') {
+      b = strtol(p + 1, &end, 10);
+      if (end == p + 1 || b < a)
+        return -1;
+      p = end;
+    }
+    n += (int)(b - a + 1);
+    if (*p == ',')
+      p++;
+    else if (*p != '\0' && *p != '\n')
+      return -1;
+  }
+  return n;
+}
+
+/* The cgroup v2 path of PID that ends at its component job_*, into BUF;
+ * 0, or -1 when it has none (no Slurm job cgroup, or cgroup v1 only). */
+static int job_cgroup_path(int pid, char *buf, size_t size)
+{
+  char path[PATH_MAX], line[PATH_MAX + 8];
+  FILE *f;
+  int rc = -1;
+
+  snprintf(path, sizeof path, "%s/%d/cgroup", pmon__proc_root(), pid);
+  if ((f = fopen(path, "re")) == NULL)
+    return -1;
+  while (rc != 0 && fgets(line, sizeof line, f) != NULL) {
+    char *job, *end;
+
+    if (strncmp(line, "0::/", 4) != 0)
+      continue;
+    line[strcspn(line, "\n")] = '\0';
+    if ((job = strstr(line + 3, "/job_")) == NULL)
+      continue;
+    end = job + 1 + strcspn(job + 1, "/");
+    *end = '\0';
+    if ((size_t)(end - (line + 3)) >= size)
+      continue;
+    memcpy(buf, line + 3, (size_t)(end - (line + 3)) + 1);
+    rc = 0;
+  }
+  fclose(f);
+  return rc;
+}
+
+/* The job's cgroup, when every rank PIDS[0..N-1] is in the same Slurm job
+ * cgroup: its cpu.stat open in s.cg_fd, its cpuset's CPUs in s.job_cpus.
+ * 0, or -1. */
+static int open_cgroup(const int *pids, int n)
+{
+  static const char *const mounts[] = {"fs/cgroup", "fs/cgroup/unified"};
+  char cg[PATH_MAX], other[PATH_MAX], path[2 * PATH_MAX], buf[4096];
+
+  if (n < 1 || job_cgroup_path(pids[0], cg, sizeof cg) != 0)
+    return -1;
+  for (int i = 1; i < n; i++)
+    if (job_cgroup_path(pids[i], other, sizeof other) != 0 ||
+        strcmp(cg, other) != 0)
+      return -1;
+  for (size_t m = 0; m < sizeof mounts / sizeof mounts[0]; m++) {
+    int fd;
+
+    snprintf(path, sizeof path, "%s/%s%s/cpu.stat", pmon__sysfs_root(),
+             mounts[m], cg);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+      continue;
+    s.cg_fd = fd;
+    snprintf(s.cg, sizeof s.cg, "%s", cg);
+    if (isnan(job_cgroup())) {
+      pmon__debug("share: %s: no usage_usec", path);
+      close(fd);
+      s.cg_fd = -1;
+      continue;
+    }
+    snprintf(path, sizeof path, "%s/%s%s/cpuset.cpus.effective",
+             pmon__sysfs_root(), mounts[m], cg);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+      int c = pread_all(fd, buf, sizeof buf) > 0 ? cpu_list_count(buf) : -1;
+
+      if (c > 0) {
+        s.job_cpus = c;
+        s.cpus_from = "cpuset";
+      }
+      close(fd);
+    }
+    return 0;
+  }
+  pmon__debug("share: the job's cgroup %s: no cpu.stat under %s/fs/cgroup: "
+              "its processes are read instead",
+              cg, pmon__sysfs_root());
+  return -1;
+}
+
+/* The node's online CPUs: the cpuN lines of /proc/stat; -1 unread. */
+static int online_cpus(void)
+{
+  char path[PATH_MAX], line[256];
+  FILE *f;
+  int n = 0, whole = 1;
+
+  snprintf(path, sizeof path, "%s/stat", pmon__proc_root());
+  if ((f = fopen(path, "re")) == NULL)
+    return -1;
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (whole && strncmp(line, "cpu", 3) == 0 &&
+        isdigit((unsigned char)line[3]))
+      n++;
+    whole = strchr(line, '\n') != NULL; /* the next one starts a line */
+  }
+  fclose(f);
+  return n > 0 ? n : -1;
+}
+
+/* The leader's part of the open, with its node's ranks' pids. */
+static void setup(const int *pids, int n)
+{
+  struct pmon_state *g = &pmon__g;
+  char path[PATH_MAX];
+  struct timespec ts;
+  int c = 0;
+
+  s.hz = sysconf(_SC_CLK_TCK);
+  if (s.hz <= 0)
+    s.hz = 100;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  s.init_ticks = (unsigned long long)ts.tv_sec * (unsigned long long)s.hz +
+                 (unsigned long long)ts.tv_nsec / (1000000000ULL / s.hz);
+  snprintf(path, sizeof path, "%s/stat", pmon__proc_root());
+  if ((s.stat_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    pmon__debug("share: %s: %s: the node's CPU time is not known", path,
+                strerror(errno));
+  s.node_cpus = online_cpus();
+  for (int i = 0; i < PMON_CPUS_MAX; i++)
+    c += (int)PMON_CPU_ISSET(i, g->cpus);
+  /* The ranks' masks hold PMON_CPUS_MAX CPUs: on a larger node the count
+   * would be short. */
+  s.job_cpus = c > 0 && s.node_cpus > 0 && s.node_cpus <= PMON_CPUS_MAX ? c
+                                                                        : -1;
+  s.cpus_from = "affinity";
+  s.job_ok = 1;
+  if ((s.ranks = malloc((size_t)n * sizeof *s.ranks)) != NULL) {
+    memcpy(s.ranks, pids, (size_t)n * sizeof *s.ranks);
+    s.nranks = n;
+  }
+  if (open_cgroup(pids, n) == 0) {
+    s.source = SRC_CGROUP;
+  } else {
+    s.source = SRC_PROC;
+    for (int i = 0; i < n && s.job_ok; i++)
+      if (follow(pids[i], 0) != 0) {
+        pmon__debug("share: %s/%d/stat: %s: the job's CPU time is not "
+                    "known",
+                    pmon__proc_root(), pids[i], strerror(errno));
+        s.job_ok = 0;
+      }
+    if (!s.job_ok)
+      s.source = SRC_NONE;
+  }
+  s.on = 1;
+}
+
+/* PMON_SHARE: "cpu-time" (or unset) reads whether the node is shared
+ * and the job's share by that model; "off", for a site that gives whole
+ * nodes only, reads nothing (sharing is null).  Kept apart from s, which
+ * each open clears. */
+static int share_off;
+
+int pmon__share_config(void)
+{
+  const char *v = getenv(PMON_ENV_SHARE);
+
+  share_off = 0;
+  if (v == NULL || *v == '\0' || strcmp(v, "cpu-time") == 0)
+    return 0;
+  if (strcmp(v, "off") == 0) {
+    share_off = 1;
+    return 0;
+  }
+  return pmon__fail(PMON_ECONFIG, "%s: \"%.40s\": not cpu-time or off",
+                    PMON_ENV_SHARE, v);
+}
+
+void pmon__share_open(void)
+{
+  struct pmon_state *g = &pmon__g;
+  int pid = (int)getpid(), n = g->local_size > 0 ? g->local_size : 1, ok;
+  int *pids;
+
+  pmon__share_close();
+  pids = g->leader ? calloc((size_t)n, sizeof *pids) : NULL;
+  ok = !g->leader || pids != NULL;
+  if (g->mpi) {
+    /* Every rank learns whether the leader can take the pids, so that
+     * none waits in a gather the leader left. */
+    if (PMPI_Bcast(&ok, 1, MPI_INT, 0, g->node) != MPI_SUCCESS ||
+        (ok && PMPI_Gather(&pid, 1, MPI_INT, pids, 1, MPI_INT, 0, g->node) !=
+                 MPI_SUCCESS))
+      ok = 0;
+  } else if (ok) {
+    pids[0] = pid;
+  }
+  /* The gather above happens whatever PMON_SHARE says, so that ranks
+   * whose environments differ never wait for one another. */
+  if (g->leader && ok && !share_off)
+    setup(pids, n);
+  else if (g->leader && !ok)
+    pmon__debug("share: the ranks' pids did not reach the leader: the "
+                "job's CPU time is not known");
+  free(pids);
+}
+
+/* What the readings say. */
+struct verdict {
+  double span, job, node, others; /* seconds; NAN unknown */
+  int gpus_others;                /* GPUs another's process used */
+  int shared;                     /* -1 unknown */
+  double share, share_err;        /* the job's share of the node's energy
+                                     and its bar (share()); NAN unknown */
+};
+
+/*
+ * The node total's lowest power over windows of at least SHARE_WINDOW_NS
+ * of its history, into *PMIN, and its mean over the history, into
+ * *PMEAN; 0, or -1 when the history cannot tell (fewer than two points,
+ * no time, no energy).  A history shorter than one window gives the mean
+ * for both.
+ */
+static int power_range(double *pmin, double *pmean)
+{
+  const struct pmon_state *g = &pmon__g;
+  double lo = INFINITY, dt;
+  size_t a = 0;
+
+  if (g->hist == NULL || g->nhist < 2 ||
+      g->hist[g->nhist - 1].t_ns <= g->hist[0].t_ns)
+    return -1;
+  dt = (double)(g->hist[g->nhist - 1].t_ns - g->hist[0].t_ns) * 1e-9;
+  *pmean = (g->hist[g->nhist - 1].e - g->hist[0].e) / dt;
+  for (size_t b = 1; b < g->nhist; b++) {
+    uint64_t w = g->hist[b].t_ns - g->hist[a].t_ns;
+
+    if (w < SHARE_WINDOW_NS)
+      continue;
+    if ((g->hist[b].e - g->hist[a].e) / ((double)w * 1e-9) < lo)
+      lo = (g->hist[b].e - g->hist[a].e) / ((double)w * 1e-9);
+    a = b;
+  }
+  *pmin = isfinite(lo) && lo < *pmean ? lo : *pmean;
+  if (*pmin < 0)
+    *pmin = 0;
+  return isfinite(*pmean) && *pmean > 0 ? 0 : -1;
+}
+
+/*
+ * The job's share of a shared node's energy (share_model "cpu-time"; pmon(7),
+ * Shared nodes).  The node's energy is an idle part, P_idle over the span,
+ * and the rest, which its busy CPUs drew.  The rest goes by busy CPU
+ * time: the job's part U = job / node.  The idle part goes by the CPUs the
+ * job may use, K = job_cpus / node_cpus, when it is held to part of the
+ * node; else with the rest (a job that may use every CPU is given the
+ * idle part as it uses them).  P_idle is not known: it lies between 0
+ * and the lowest power the node drew, P_min, so its part of the energy,
+ * phi, between 0 and P_min / P_mean, and the share between U and
+ * phi_max K + (1 - phi_max) U.  The share is the middle of that range and
+ * its bar half the range, plus the CPU times' rounding (a tick at each end
+ * of both).  GPUs are not modelled: their energy goes as the CPUs'.
+ */
+static void share(struct verdict *v)
+{
+  int part = s.job_cpus > 0 && s.node_cpus > 0 && s.job_cpus < s.node_cpus;
+  double k = part ? (double)s.job_cpus / (double)s.node_cpus : NAN;
+  double u = NAN, tick, pmin, pmean, phi, a, b;
+
+  if (v->shared == 0) {
+    v->share = 1;
+    v->share_err = 0;
+    return;
+  }
+  if (v->shared != 1 || isnan(v->job) || isnan(v->node))
+    return;
+  tick = 4.0 / (double)s.hz;
+  if (v->node > tick)
+    u = v->job > v->node ? 1 : v->job / v->node;
+  if (isnan(u) && !part)
+    return;
+  if (isnan(u)) { /* the node was idle: all of it by the CPUs */
+    v->share = k;
+    v->share_err = 0;
+    return;
+  }
+  /* The rounding, against the larger of the two (the job's may read
+   * above the node's: they are rounded apart). */
+  tick /= v->job > v->node ? v->job : v->node;
+  if (!part) {
+    v->share = u;
+    v->share_err = tick;
+    return;
+  }
+  phi = power_range(&pmin, &pmean) == 0 ? pmin / pmean : 1;
+  a = u;
+  b = phi * k + (1 - phi) * u;
+  v->share = (a + b) / 2;
+  v->share_err = fabs(a - b) / 2 + tick;
+}
+
+static struct verdict judge(void)
+{
+  struct verdict v = {NAN, NAN, NAN, NAN, 0, -1, NAN, NAN};
+  int part = s.job_cpus > 0 && s.node_cpus > 0 && s.job_cpus < s.node_cpus;
+  int cpus_known = s.job_cpus > 0 && s.node_cpus > 0;
+
+  if (s.hb) {
+    v.span = (double)(s.b1.t - s.b0.t) * 1e-9;
+    v.job = s.b1.job - s.b0.job;
+    v.node = s.b1.busy - s.b0.busy;
+    /* The node's jiffies and the processes' times are rounded apart: a
+     * job alone can read a little above its node. */
+    v.others = v.node > v.job ? v.node - v.job : 0;
+  } else {
+    if (s.hj) {
+      v.span = (double)(s.j1.t - s.j0.t) * 1e-9;
+      v.job = s.j1.job - s.j0.job;
+    }
+    if (s.hn) {
+      v.span = (double)(s.n1.t - s.n0.t) * 1e-9;
+      v.node = s.n1.busy - s.n0.busy;
+    }
+  }
+  for (int k = 0; k < s.ngpu; k++)
+    v.gpus_others += s.gpu[k].others != 0;
+  if (part || v.gpus_others > 0 ||
+      (!isnan(v.others) && v.span > 0 &&
+       v.others > PMON_SHARE_OTHERS * v.span))
+    v.shared = 1;
+  else if (!isnan(v.others) && v.span > 0 && cpus_known)
+    v.shared = 0;
+  share(&v);
+  return v;
+}
+
+/* "0.98", or "?" for NAN, into BUF. */
+static const char *fig(double x, char *buf, size_t size)
+{
+  if (isnan(x))
+    snprintf(buf, size, "?");
+  else
+    snprintf(buf, size, "%.2f", x);
+  return buf;
+}
+
+void pmon__share_finish(void)
+{
+  struct pmon_state *g = &pmon__g;
+  struct verdict v;
+  char a[32], b[32], c[16], d[16], gpus[96] = "";
+  size_t k = 0;
+  int first = 0;
+
+  reader_stop();
+  if (!s.on)
+    return;
+  s.t_gpu_next = 0; /* who uses the GPUs at the end too */
+  take(pmon__now_ns());
+  v = judge();
+  if (v.shared != 1)
+    return;
+  snprintf(c, sizeof c, s.job_cpus > 0 ? "%d" : "?", s.job_cpus);
+  snprintf(d, sizeof d, s.node_cpus > 0 ? "%d" : "?", s.node_cpus);
+  /* "; others' processes on gpu0, gpu1 (pid 4242 first)" */
+  for (int i = 0; i < s.ngpu; i++) {
+    const struct gpu *u = &s.gpu[i];
+
+    if (u->others == 0 || k + PMON_CH_NAME_MAX + 24 > sizeof gpus)
+      continue;
+    if (k == 0)
+      first = u->others;
+    k += (size_t)snprintf(gpus + k, sizeof gpus - k, "%s%s",
+                          k == 0 ? "; others' processes on " : ", ",
+                          g->ms[u->meter].m.ch[u->ch].name);
+  }
+  if (k > 0)
+    snprintf(gpus + k, sizeof gpus - k, " (pid %d first)", first);
+  pmon__event(s.t_read, -1, "shared",
+              "others used %s CPU-s/s beside this job's %s (CPUs %s of %s "
+              "allowed)%s: this node's energy is not this job's alone",
+              fig(v.span > 0 ? v.others / v.span : NAN, a, sizeof a),
+              fig(v.span > 0 ? v.job / v.span : NAN, b, sizeof b), c, d,
+              gpus);
+}
+
+/* X, to the microsecond: the differences of sums of jiffies carry the
+ * sums' rounding in their last digits. */
+static json_t *num(double x)
+{
+  return isfinite(x) ? json_real(round(x * 1e6) / 1e6) : json_null();
+}
+
+static json_t *count(int n)
+{
+  return n > 0 ? json_integer(n) : json_null();
+}
+
+json_t *pmon__share_json(void)
+{
+  static const char *const sources[] = {NULL, "proc", "cgroup"};
+  struct pmon_state *g = &pmon__g;
+  struct verdict v;
+  json_t *gpus, *rec;
+
+  if (!s.on)
+    return json_null();
+  pthread_mutex_lock(&s_mu);
+  gpus = s.ngpu > 0 ? json_array() : json_null();
+  v = judge();
+  for (int i = 0; i < s.ngpu; i++) {
+    const struct gpu *u = &s.gpu[i];
+
+    json_array_append_new(
+      gpus, json_pack("{s:s, s:o, s:o}", "channel",
+                      g->ms[u->meter].m.ch[u->ch].name, "job",
+                      u->failed && !u->job ? json_null() : json_boolean(u->job),
+                      "others",
+                      u->failed && !u->others ? json_null()
+                                              : json_boolean(u->others != 0)));
+  }
+  rec = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, "
+                   "s:o, s:s}",
+                   "source",
+                   s.hj && sources[s.source] != NULL
+                     ? json_string(sources[s.source])
+                     : json_null(),
+                   "span_s", num(v.span), "job_cpu_s", num(v.job),
+                   "node_cpu_s", num(v.node), "others_cpu_s", num(v.others),
+                   "job_cpus", count(s.job_cpus), "node_cpus",
+                   count(s.node_cpus), "cpus_from", s.cpus_from, "gpus", gpus,
+                   "shared",
+                   v.shared < 0 ? json_null() : json_boolean(v.shared),
+                   "share", num(v.share), "share_err", num(v.share_err),
+                   "share_model", "cpu-time");
+  pthread_mutex_unlock(&s_mu);
+  return rec;
+}
+
+void pmon__share_close(void)
+{
+  reader_stop();
+  for (int i = 0; i < s.np; i++)
+    if (s.p[i].fd >= 0)
+      close(s.p[i].fd);
+  free(s.p);
+  free(s.ranks);
+  if (s.stat_fd >= 0)
+    close(s.stat_fd);
+  if (s.cg_fd >= 0)
+    close(s.cg_fd);
+  memset(&s, 0, sizeof s);
+  s.stat_fd = s.cg_fd = -1;
+}
