@@ -278,6 +278,18 @@ int pmon__share_config(void);
 void pmon__share_open(void);
 void pmon__share_start(void);
 void pmon__share_finish(void);
+/* The factor every energy of the node's final records is multiplied by,
+ * from _finish on (the leader): 1, the job's share *F with its bar *ERR,
+ * when the node was shared and the share is known; else *F 1 and *ERR 0,
+ * and 0 when the node was not shared (or PMON_SHARE=off), -1 when it was
+ * or may have been but the share is not known (the figures stay the
+ * whole node's).  Before _finish, 0 or -1: a spool's snapshot is the
+ * whole node's. */
+int pmon__share_factor(double *f, double *err);
+/* Energy *E of the node and its bar *ERR (NULL: none) as the job's share
+ * F +- F_ERR of them: *E F, the bar sqrt((F ERR)^2 + (E F_ERR)^2), the
+ * two independent (pmon(7), Shared nodes). */
+void pmon__share_apply(double f, double f_err, double *e, double *err);
 struct json_t *pmon__share_json(void);
 void pmon__share_close(void);
 

@@ -394,8 +394,15 @@ static int finalize_locked(void)
                                         mine, &ranks));
   /* The node records and the job's regions up the leaders' tree. */
   if (g->leader) {
-    json_t *rec = pmon__node_record(ranks, &regions), *one = json_array();
+    json_t *rec, *one;
+    double f, f_err;
     int node = 0;
+
+    /* On a shared node, the job's share of every energy (lib/share.c). */
+    if (pmon__share_factor(&f, &f_err) == 1)
+      pmon__rtab_share(&regions, f, f_err);
+    rec = pmon__node_record(ranks, &regions);
+    one = json_array();
 
     /* The metrics' last values, the job ended on this node. */
     pmon__metrics_write(rec, &regions, 0);

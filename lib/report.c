@@ -292,6 +292,44 @@ static double end_power(int i, int first, double mean)
   return p;
 }
 
+/* The energies in O (a node's "io" or "comm", and what they hold) as the
+ * job's share F +- F_ERR of them: energy_j and power_w times F, each
+ * energy_err_j with the share's bar (pmon__share_apply()), the ratios
+ * per joule or per watt with them. */
+static void share_json(json_t *o, double f, double f_err)
+{
+  static const char *const times[] = {"power_w", "j_per_byte"};
+  static const char *const per[] = {"mb_per_j", "mb_per_s_per_w"};
+  const char *key;
+  json_t *v, *e = json_object_get(o, "energy_j");
+  size_t i;
+
+  if (json_is_array(o))
+    json_array_foreach(o, i, v) share_json(v, f, f_err);
+  if (!json_is_object(o))
+    return;
+  if (json_is_number(e)) {
+    double x = json_number_value(e), b = NAN;
+
+    if (json_is_number(json_object_get(o, "energy_err_j")))
+      b = json_number_value(json_object_get(o, "energy_err_j"));
+    pmon__share_apply(f, f_err, &x, &b);
+    json_object_set_new(o, "energy_j", json_real(x));
+    if (isfinite(b))
+      json_object_set_new(o, "energy_err_j", json_real(b));
+  }
+  for (i = 0; i < 2; i++) {
+    if (json_is_number(v = json_object_get(o, times[i])))
+      json_object_set_new(o, times[i], json_real(json_number_value(v) * f));
+    if (json_is_number(v = json_object_get(o, per[i])))
+      json_object_set_new(o, per[i], f > 0 ? json_real(json_number_value(v) / f)
+                                           : json_null());
+  }
+  json_object_foreach(o, key, v)
+    if (json_is_object(v) || json_is_array(v))
+      share_json(v, f, f_err);
+}
+
 /*
  * The node's record as of T_END, with the ranks' I/O records in RANKS and
  * the node's regions in REGIONS: at finalize (FINAL), or for the spool
@@ -307,8 +345,9 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
   const struct pmon_shared *sh = g->sh;
   json_t *chans = json_object();
   double energy = 0, wall = (double)(t_end - g->t_init_ns) * 1e-9;
-  double cover = -1, lin = 0, bound = 0, sq = 0, bar;
-  int has = g->total_meter >= 0, tm = g->total_meter, est = 0;
+  double cover = -1, lin = 0, bound = 0, sq = 0, bar, node_e, node_bar;
+  double sf, sf_err;
+  int has = g->total_meter >= 0, tm = g->total_meter, est = 0, split;
   unsigned long samples = 0;
   uint64_t t_last = t_end;
   char covers[64], how[1024], from[PMON_METER_MAX * (PMON_SPEC_MAX + 3)] = "";
@@ -393,6 +432,13 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
   }
   pmon__covers_text(g->covers, covers, sizeof covers);
   total_how(how, sizeof how);
+  bar = pmon__err_combine(lin, bound, sq);
+  node_e = energy;
+  node_bar = bar;
+  /* At finalize, on a shared node, the job's share of its energy. */
+  split = final ? pmon__share_factor(&sf, &sf_err) : 0;
+  if (split == 1)
+    pmon__share_apply(sf, sf_err, &energy, &bar);
   if (ranks != NULL) {
     io = pmon__io_node(ranks, &io_files, final);
     if (final && json_is_object(io))
@@ -414,10 +460,20 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     "io", io);
   /* An estimate's error is its model's: unknown (NAN, from its meter's
    * terms) unless the site states it. */
-  bar = pmon__err_combine(lin, bound, sq);
   if (rec != NULL)
     json_object_set_new(rec, "energy_err_j",
                         number_or_null(bar, has && isfinite(bar)));
+  /* What the meters saw, and the job's share of it (1 alone, null when
+   * not known); the I/O's and communication's energies as the node's. */
+  if (rec != NULL && final) {
+    json_object_set_new(rec, "node_energy_j", number_or_null(node_e, has));
+    json_object_set_new(rec, "node_energy_err_j",
+                        number_or_null(node_bar, has && isfinite(node_bar)));
+    json_object_set_new(rec, "share",
+                        split >= 0 ? json_real(sf) : json_null());
+  }
+  if (split == 1)
+    share_json(io, sf, sf_err);
   if (rec != NULL) {
     const char *why = pmon__cpufreq_why();
 
@@ -434,6 +490,8 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     json_object_set_new(rec, "comm", final && ranks != NULL
                                        ? pmon__comm_node(ranks)
                                        : json_null());
+  if (rec != NULL && split == 1)
+    share_json(json_object_get(rec, "comm"), sf, sf_err);
   if (rec != NULL && !final)
     json_object_set_new(rec, "comm_so_far", pmon__comm_so_far());
   if (rec != NULL)
@@ -1009,6 +1067,42 @@ static void energy_err_text(double j, double err, char *buf, size_t size)
              err / unit, name);
 }
 
+/* What the summary says of shared nodes (nodes[].sharing), into BUF:
+ * " (this job's share of its shared node, 49 +- 1 %)", " (this job's
+ * share of 3 shared nodes)", or where a share is not known " (2 nodes
+ * shared, their energy not this job's alone)"; "" when none was. */
+static void shared_scope(json_t *nodes, char *buf, size_t size)
+{
+  size_t i, n = 0, split = 0;
+  double f = NAN, f_err = NAN;
+  json_t *nd;
+
+  json_array_foreach(nodes, i, nd) {
+    json_t *sh = json_object_get(nd, "sharing");
+
+    if (!json_is_true(json_object_get(sh, "shared")))
+      continue;
+    n++;
+    if (json_is_number(json_object_get(nd, "share"))) {
+      split++;
+      f = json_number_value(json_object_get(nd, "share"));
+      f_err = json_number_value(json_object_get(sh, "share_err"));
+    }
+  }
+  if (n == 0)
+    snprintf(buf, size, "%s", "");
+  else if (split < n)
+    snprintf(buf, size, " (%zu node%s shared, %s energy not this job's alone)",
+             n, n == 1 ? "" : "s", n == 1 ? "its" : "their");
+  else if (n == 1 && json_array_size(nodes) == 1)
+    snprintf(buf, size,
+             " (this job's share of its shared node, %.0f +- %.0f %%)",
+             100 * f, 100 * f_err);
+  else
+    snprintf(buf, size, " (this job's share of %zu shared node%s)", n,
+             n == 1 ? "" : "s");
+}
+
 static void summary(const struct report_doc *rd, const char *path,
                     int written, const char *spool)
 {
@@ -1018,7 +1112,7 @@ static void summary(const struct report_doc *rd, const char *path,
   int est = json_is_true(json_object_get(doc, "estimated"));
   const char *covers = json_string_value(json_object_get(doc, "covers"));
   double wall = json_real_value(json_object_get(job, "wall_s"));
-  char scope[96] = "";
+  char scope[192] = "";
   int ranks = (int)json_integer_value(json_object_get(job, "ranks"));
   int nodes = (int)json_integer_value(json_object_get(job, "nodes"));
   char a[32], b[32], c[32], d[32];
@@ -1031,6 +1125,7 @@ static void summary(const struct report_doc *rd, const char *path,
     snprintf(scope, sizeof scope, " (%s only, not the whole node%s)",
              strcmp(covers, "mixed") == 0 ? "parts of some nodes" : covers,
              nodes == 1 ? "" : "s");
+  shared_scope(rd->nodes, scope + strlen(scope), sizeof scope - strlen(scope));
   if (json_is_number(e)) {
     json_t *err = json_object_get(doc, "energy_err_j");
 

@@ -248,6 +248,18 @@ int pmon__rtab_merge(struct pmon_rtab *t, const struct pmon_rrec *b)
   return join_lists(a, b, t->list_max);
 }
 
+void pmon__rtab_share(struct pmon_rtab *t, double f, double f_err)
+{
+  for (size_t i = 0; i < t->cap; i++) {
+    struct pmon_rrec *r = t->slot[i];
+
+    if (r == NULL || !isfinite(r->energy_j))
+      continue;
+    r->energy_err_j = hypot(f * r->energy_err_j, r->energy_j * f_err);
+    r->energy_j *= f;
+  }
+}
+
 void pmon__rtab_to_job(struct pmon_rtab *t, int node)
 {
   for (size_t i = 0; i < t->cap; i++) {

@@ -112,6 +112,11 @@ int pmon__rtab_merge(struct pmon_rtab *t, const struct pmon_rrec *b);
 int pmon__rtab_pack(const struct pmon_rtab *t, char **buf, size_t *len);
 int pmon__rtab_unpack(struct pmon_rtab *t, const char *buf, size_t len);
 
+/* The energies of node table T as the job's share F +- F_ERR of the
+ * node's: each E F, its bar sqrt((F ERR)^2 + (E F_ERR)^2) (lib/share.c,
+ * pmon__share_apply()). */
+void pmon__rtab_share(struct pmon_rtab *t, double f, double f_err);
+
 /* Turn a node table into job records of node NODE (its index among the
  * leaders). */
 void pmon__rtab_to_job(struct pmon_rtab *t, int node);

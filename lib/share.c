@@ -131,6 +131,8 @@ static struct {
   struct reading j0, j1, n0, n1, b0, b1; /* the first and last readings of
                                             the job, the node, and both */
   int hj, hn, hb;
+  int split;          /* pmon__share_factor()'s answer, set at finish */
+  double f, f_err;    /* and its share */
 } s = {.stat_fd = -1, .cg_fd = -1};
 
 /* What the report reads of s while the readings' thread runs (the
@@ -998,6 +1000,12 @@ void pmon__share_finish(void)
   s.t_gpu_next = 0; /* who uses the GPUs at the end too */
   take(pmon__now_ns());
   v = judge();
+  s.split = v.shared == 1 ? (isfinite(v.share) ? 1 : -1)
+            : v.shared == 0 ? 0 : -1;
+  /* As sharing.share says them (num()): energy_j is share x node_energy_j
+   * to the digits written. */
+  s.f = s.split == 1 ? round(v.share * 1e6) / 1e6 : 1;
+  s.f_err = s.split == 1 ? round(v.share_err * 1e6) / 1e6 : 0;
   if (v.shared != 1)
     return;
   snprintf(c, sizeof c, s.job_cpus > 0 ? "%d" : "?", s.job_cpus);
@@ -1022,6 +1030,22 @@ void pmon__share_finish(void)
               fig(v.span > 0 ? v.others / v.span : NAN, a, sizeof a),
               fig(v.span > 0 ? v.job / v.span : NAN, b, sizeof b), c, d,
               gpus);
+}
+
+int pmon__share_factor(double *f, double *err)
+{
+  *f = s.split == 1 ? s.f : 1;
+  *err = s.split == 1 ? s.f_err : 0;
+  if (!s.on) /* PMON_SHARE=off: the site gives whole nodes */
+    return share_off ? 0 : -1;
+  return s.split;
+}
+
+void pmon__share_apply(double f, double f_err, double *e, double *err)
+{
+  if (err != NULL)
+    *err = isfinite(*e) ? hypot(f * *err, *e * f_err) : *err;
+  *e *= f;
 }
 
 /* X, to the microsecond: the differences of sums of jiffies carry the

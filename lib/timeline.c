@@ -536,6 +536,11 @@ static void put_slices(struct text *b, int points)
   uint64_t t0 = 0, span = 0, cpu_gap = 0, end = 0;
   static const char *const keys[] = {"t_s",      "power_w", "energy_j",
                                       "cpu_util", "cpu_mhz", "energy_err_j"};
+  double f, f_err;
+
+  /* On a shared node, the job's share (lib/share.c): 1 but at finalize. */
+  if (pmon__share_factor(&f, &f_err) != 1)
+    f = 1, f_err = 0;
 
   if (h != NULL && n >= 2 && points > 0) {
     t0 = h[0].t_ns;
@@ -577,10 +582,10 @@ static void put_slices(struct text *b, int points)
         v = since_init(a);
         break;
       case 1:
-        v = c > 0 ? (hist_at(z) - hist_at(a)) / c : NAN;
+        v = c > 0 ? f * (hist_at(z) - hist_at(a)) / c : NAN;
         break;
       case 2:
-        v = c > 0 ? hist_at(z) - hist_at(a) : NAN;
+        v = c > 0 ? f * (hist_at(z) - hist_at(a)) : NAN;
         break;
       case 4:
         v = mhz_mean(a, z);
@@ -590,6 +595,8 @@ static void put_slices(struct text *b, int points)
 
         pmon__hist_energy_err(a, z, err);
         v = c > 0 ? pmon__err_combine(err[0], err[1], err[2]) : NAN;
+        rise = hist_at(z) - hist_at(a);
+        pmon__share_apply(f, f_err, &rise, &v);
         break;
       }
       default:
@@ -603,7 +610,7 @@ static void put_slices(struct text *b, int points)
        * measured times is not the time of each): it is kept, so that
        * the slices add up. */
       if (key == 2 && !(c > 0) && (rise = hist_at(z) - hist_at(a)) != 0)
-        v = rise;
+        v = f * rise;
       put_num(b, sep, key == 0 ? 9 : key == 3 ? 4 : key == 4 ? 5 : 7, v);
     }
     put(b, "]");

@@ -313,18 +313,22 @@ static const char *when(char buf[160], double wall_s, const char *start,
 
 /* ---- Shared nodes ------------------------------------------------------ */
 
-/* The note of shared nodes (nodes[].sharing): the energies are all the
- * nodes' meters saw; each shared node's share of it by its model, for
- * the first few.  Nothing when no node was shared. */
+/* The note of shared nodes (nodes[].sharing): the energies are the
+ * job's share of the nodes' (all the nodes' meters saw, in a report from
+ * before the split); each shared node's share by its model, for the
+ * first few.  Nothing when no node was shared. */
 static void shared_note(FILE *out, const struct report *r) {
   size_t n = report_shared_nodes(r), shown = 0;
+  int done = report_shares_applied(r) == n;
 
   if (n == 0)
     return;
   fprintf(out, "<p class=\"note\"><span class=\"est\">SHARED</span> %zu of "
-               "%zu node%s shared with other work: every energy here is all "
-               "the node's meters saw, not this job's alone.",
-          n, r->nnodes, r->nnodes == 1 ? " was" : "s were");
+               "%zu node%s shared with other work: %s.",
+          n, r->nnodes, r->nnodes == 1 ? " was" : "s were",
+          done ? "every energy here is this job's share of the node's"
+               : "every energy here is all the node's meters saw, not this "
+                 "job's alone");
   for (size_t i = 0; i < r->nnodes && shown < 4; i++) {
     const struct node *nd = &r->nodes[i];
     const struct sharing *sh = &nd->sharing;
@@ -338,13 +342,16 @@ static void shared_note(FILE *out, const struct report *r) {
             isfinite(sh->share_err) ? 100 * sh->share_err : NAN);
     esc(out, sh->share_model != NULL ? sh->share_model : "?");
     if (isfinite(part) && isfinite(err))
-      fprintf(out, ", %.1f %s %.1f J of its %.1f J", part, report_pm(), err,
-              nd->energy_j);
+      fprintf(out, ", %.1f %s %.1f J of %s %.1f J", part, report_pm(), err,
+              done ? "the node's" : "its",
+              done ? nd->node_energy_j : nd->energy_j);
     else if (isfinite(part))
-      fprintf(out, ", %.1f %s? J of its %.1f J", part, report_pm(),
-              nd->energy_j);
+      fprintf(out, ", %.1f %s? J of %s %.1f J", part, report_pm(),
+              done ? "the node's" : "its",
+              done ? nd->node_energy_j : nd->energy_j);
   }
-  fputs(shown > 0 ? " (not yet applied to the figures).</p>\n" : "</p>\n",
+  fputs(shown > 0 && !done ? " (not applied to the figures).</p>\n"
+                           : shown > 0 ? ".</p>\n" : "</p>\n",
         out);
 }
 
@@ -435,65 +442,6 @@ static void summary(FILE *out, const struct report *r) {
           "a meter: every figure it touches is marked.</p>\n", out);
   }
   shared_note(out, r);
-}
-
-/* ---- Advice ------------------------------------------------------------ */
-
-#define MAX_ADVICE 8 /* items on the page; pmon-report advise has them all */
-
-/* What would have cost less (pmon-report advise), the largest saving
- * first, each with its bar and what it assumes. */
-static void advice(FILE *out, const struct report *r) {
-  struct report_advice it[MAX_ADVICE];
-  size_t n = report_advice(r, it, MAX_ADVICE);
-  char a[CELL_MAX], b[CELL_MAX];
-
-  fputs("<h3>What would have cost less", out);
-  badge(out, r->estimated);
-  fprintf(out, "<small>%zu change%s that the figures support, the largest "
-               "saving first (pmon-report advise)</small></h3>\n",
-          n, n == 1 ? "" : "s");
-  if (n == 0) {
-    fputs("<p class=\"note\">None: no change whose saving this report's "
-          "figures show above its bar (pmon-report(1), ADVISE).</p>\n", out);
-    return;
-  }
-  fputs("<table><thead><tr><th>kind</th><th>seen</th><th>change</th>"
-        "<th class=\"n\">saving</th><th class=\"n\">of the job</th>"
-        "<th class=\"n\">time</th></tr></thead><tbody>\n", out);
-  for (size_t i = 0; i < n; i++) {
-    fputs("<tr><td class=\"mono\">", out);
-    esc(out, it[i].kind);
-    fputs("</td><td>", out);
-    esc(out, it[i].what);
-    fputs("</td><td class=\"mono\">", out);
-    esc(out, it[i].setting);
-    fprintf(out, "</td><td class=\"n\" title=\"");
-    esc(out, it[i].assumes);
-    fputs("\">", out);
-    fig(out, report_si(a, it[i].saving_j, "J"));
-    fprintf(out, " <span class=\"muted\">%s%s</span>", "\u00b1",
-            isfinite(it[i].saving_err_j)
-              ? report_si(b, it[i].saving_err_j, "J") : "?");
-    badge(out, r->estimated);
-    fputs("</td>", out);
-    if (r->energy_j > 0)
-      snprintf(a, sizeof a, "%.2g %%", 100 * it[i].saving_j / r->energy_j);
-    else
-      snprintf(a, sizeof a, "\xE2\x80\x93");
-    num_cell(out, a, 0);
-    if (isfinite(it[i].time_change_s))
-      snprintf(a, sizeof a, "%+.3g s", it[i].time_change_s);
-    else
-      snprintf(a, sizeof a, "\xE2\x80\x93");
-    num_cell(out, a, 0);
-    fputs("</tr>\n", out);
-  }
-  fputs("</tbody></table>\n<p class=\"note\">Each saving is a prediction "
-        "from this run's own figures; what it assumes is in its "
-        "tooltip and in <code>pmon-report advise</code>, and "
-        "<code>pmon-report advise --check</code> checks it on the next "
-        "run.</p>\n", out);
 }
 
 /* ---- Advice ------------------------------------------------------------ */

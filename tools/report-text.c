@@ -663,6 +663,15 @@ size_t report_shared_nodes(const struct report *r) {
   return n;
 }
 
+size_t report_shares_applied(const struct report *r) {
+  size_t n = 0;
+
+  for (size_t i = 0; i < r->nnodes; i++)
+    n += r->nodes[i].sharing.shared > 0 &&
+         isfinite(r->nodes[i].node_energy_j) && isfinite(r->nodes[i].share);
+  return n;
+}
+
 double report_share_part(const struct node *nd, double *err) {
   const struct sharing *sh = &nd->sharing;
   double a, b;
@@ -670,6 +679,10 @@ double report_share_part(const struct node *nd, double *err) {
   *err = NAN;
   if (!isfinite(nd->energy_j) || !isfinite(sh->share))
     return NAN;
+  if (isfinite(nd->node_energy_j)) { /* the figures are the share */
+    *err = nd->energy_err_j;
+    return nd->energy_j;
+  }
   a = nd->energy_err_j * sh->share;
   b = nd->energy_j * sh->share_err;
   if (isfinite(a) && isfinite(b))
@@ -682,10 +695,17 @@ static void print_shared(FILE *out, const struct report *r) {
 
   if (n == 0)
     return;
-  fprintf(out, "note: %zu of %zu node%s shared with other work "
-               "(nodes[].sharing): energy_j is all %s used, not this "
-               "job's alone\n",
-          n, r->nnodes, r->nnodes == 1 ? "" : "s", n == 1 ? "it" : "they");
+  if (report_shares_applied(r) == n)
+    fprintf(out, "note: %zu of %zu node%s shared with other work "
+                 "(nodes[].sharing): every energy is this job's share of "
+                 "%s\n",
+            n, r->nnodes, r->nnodes == 1 ? "" : "s", n == 1 ? "it" : "theirs");
+  else
+    fprintf(out, "note: %zu of %zu node%s shared with other work "
+                 "(nodes[].sharing): energy_j is all %s used, not this "
+                 "job's alone\n",
+            n, r->nnodes, r->nnodes == 1 ? "" : "s",
+            n == 1 ? "it" : "they");
   for (size_t i = 0; i < r->nnodes && shown < 4; i++) {
     const struct node *nd = &r->nodes[i];
     const struct sharing *sh = &nd->sharing;
@@ -695,19 +715,23 @@ static void print_shared(FILE *out, const struct report *r) {
     if (sh->shared <= 0 || !isfinite(sh->share))
       continue;
     shown++;
+    int done = isfinite(nd->node_energy_j);
+    double all = done ? nd->node_energy_j : nd->energy_j;
+
     if (isfinite(part) && isfinite(err))
-      snprintf(e, sizeof e, "%.1f %s %.1f J of its %.1f J", part,
-               report_pm(), err, nd->energy_j);
+      snprintf(e, sizeof e, "%.1f %s %.1f J of %s %.1f J", part,
+               report_pm(), err, done ? "the node's" : "its", all);
     else if (isfinite(part))
-      snprintf(e, sizeof e, "%.1f %s? J of its %.1f J", part, report_pm(),
-               nd->energy_j);
+      snprintf(e, sizeof e, "%.1f %s? J of %s %.1f J", part, report_pm(),
+               done ? "the node's" : "its", all);
     else
       snprintf(e, sizeof e, "its energy not known");
-    fprintf(out, "note: %s: this job's share by %s, %.0f %s %.0f %%: %s "
-                 "(not yet applied to the figures)\n",
+    fprintf(out, "note: %s: this job's share by %s, %.0f %s %.0f %%: %s%s\n",
             nd->name, sh->share_model != NULL ? sh->share_model : "?",
             100 * sh->share, report_pm(),
-            isfinite(sh->share_err) ? 100 * sh->share_err : NAN, e);
+            isfinite(sh->share_err) ? 100 * sh->share_err : NAN, e,
+            done ? "" : " (not applied to the figures: a report from before "
+                        "the split)");
   }
 }
 

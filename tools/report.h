@@ -141,6 +141,9 @@ struct node {
   struct sharing sharing;
   double ranks, energy_j, energy_err_j, wall_s, power_w;
   double energy_coverage; /* The least share of the run measured, 0 to 1. */
+  double node_energy_j, node_energy_err_j; /* What the meters saw; NAN
+                                              when absent (before it) */
+  double share; /* The job's share in energy_j; NAN when absent or null */
   int estimated;
   double nevents;
   struct nodeio io;
@@ -351,10 +354,15 @@ size_t report_text_cut(const char *s, size_t n, size_t cols);
 /* The nodes of R that were shared with other work (sharing.shared). */
 size_t report_shared_nodes(const struct report *r);
 
+/* The shared nodes of R whose figures are the job's share (a share and
+ * node_energy_j in the node record). */
+size_t report_shares_applied(const struct report *r);
+
 /* What node ND's share (sharing.share) of its energy comes to, in J,
- * and its bar into *ERR: the energy's and the share's in quadrature
- * (independent), NAN when either is unknown (an estimate, a report from
- * before the bars); NAN when the energy or the share is unknown. */
+ * and its bar into *ERR: energy_j and its bar where they are the share
+ * already (node_energy_j present); in a report from before it, the
+ * energy's and the share's in quadrature (NAN when the energy's is
+ * unknown); NAN when the energy or the share is unknown. */
 double report_share_part(const struct node *nd, double *err);
 
 /* The sign of an error bar: "\u00b1" when the locale's codeset is UTF-8,
