@@ -301,6 +301,7 @@ int pmon__metrics_write(const json_t *rec, const struct pmon_rtab *tab,
   uint64_t t;
   FILE *f;
   int fd, ok;
+  double whole = 1; /* what undoes a shared node's share */
 
   if (!mt.on || rec == NULL)
     return -1;
@@ -313,18 +314,29 @@ int pmon__metrics_write(const json_t *rec, const struct pmon_rtab *tab,
   n.estimated = json_is_true(json_object_get(r, "estimated"));
   n.energy_j = num(r, "energy_j");
   n.energy_err_j = num(r, "energy_err_j");
+  /* The metrics are what the node's meters saw, as they were while it
+   * ran: a shared node's final record, the job's share of it (pmon(7),
+   * Shared nodes), is taken back to the node's, so that the counters
+   * never fall at the end. */
+  if (json_is_number(json_object_get(r, "node_energy_j"))) {
+    double s = num(r, "share");
+
+    n.energy_j = num(r, "node_energy_j");
+    n.energy_err_j = num(r, "node_energy_err_j");
+    whole = s > 0 ? 1 / s : 1;
+  }
   /* The power over the last interval: from the last write, or from the
    * start at the first. */
   t = (uint64_t)json_integer_value(
     json_array_get(json_object_get(r, "monotonic_ns"), 1));
-  n.power_w = num(r, "power_w");
+  n.power_w = num(r, "power_w") * whole;
   if (mt.last_ns > 0 && t > mt.last_ns && !isnan(n.energy_j) &&
       !isnan(mt.last_e))
     n.power_w = (n.energy_j - mt.last_e) / ((double)(t - mt.last_ns) * 1e-9);
   io = json_object_get(r, "io");
   n.io_read_bytes = num(io, "bytes_read");
   n.io_written_bytes = num(io, "bytes_written");
-  n.io_energy_j = num(io, "energy_j");
+  n.io_energy_j = num(io, "energy_j") * whole;
   /* The node's bytes so far while it runs, from its ranks' rows. */
   comm = json_object_get(r, "comm");
   n.comm_bytes = num(comm, "bytes");
@@ -346,6 +358,8 @@ int pmon__metrics_write(const json_t *rec, const struct pmon_rtab *tab,
   n.meters = met;
   n.regions = reg;
   n.nregions = regions(tab, reg);
+  for (size_t i = 0; i < n.nregions; i++)
+    reg[i].energy_j *= whole;
 
   /* Made in memory, then written whole beside the file and renamed. */
   f = open_memstream(&text, &len);

@@ -153,6 +153,7 @@ static void teardown(void)
   pmon__spool_done(0);
   pmon__metrics_done(0);
   pmon__sampler_stop();
+  pmon__share_close(); /* its thread asks the meters who uses the GPUs */
   if (g->leader)
     pmon__meters_close();
   pmon__regions_free();
@@ -160,7 +161,6 @@ static void teardown(void)
   pmon__io_free();
   pmon__comm_free();
   pmon__cpufreq_close();
-  pmon__share_close();
   pmon__iofreq_stop();
   pmon__iofreq_close();
   pmon__node_teardown();

@@ -1086,7 +1086,9 @@ static void shared_scope(json_t *nodes, char *buf, size_t size)
     if (json_is_number(json_object_get(nd, "share"))) {
       split++;
       f = json_number_value(json_object_get(nd, "share"));
-      f_err = json_number_value(json_object_get(sh, "share_err"));
+      f_err = json_is_number(json_object_get(sh, "share_err"))
+                ? json_number_value(json_object_get(sh, "share_err"))
+                : NAN;
     }
   }
   if (n == 0)
@@ -1094,7 +1096,7 @@ static void shared_scope(json_t *nodes, char *buf, size_t size)
   else if (split < n)
     snprintf(buf, size, " (%zu node%s shared, %s energy not this job's alone)",
              n, n == 1 ? "" : "s", n == 1 ? "its" : "their");
-  else if (n == 1 && json_array_size(nodes) == 1)
+  else if (n == 1 && json_array_size(nodes) == 1 && isfinite(f_err))
     snprintf(buf, size,
              " (this job's share of its shared node, %.0f +- %.0f %%)",
              100 * f, 100 * f_err);

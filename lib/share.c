@@ -916,6 +916,16 @@ static void share(struct verdict *v)
   }
   if (v->shared != 1 || isnan(v->job) || isnan(v->node))
     return;
+  /* Held to part of the node, but nothing else ran there (the others'
+   * CPU time under the threshold, no other's process on a GPU): the
+   * node's energy is all this job's, the idle part of the CPUs it could
+   * not use too (a job bound to a few cores of a node it was given). */
+  if (v->gpus_others == 0 && !isnan(v->others) && v->span > 0 &&
+      v->others <= PMON_SHARE_OTHERS * v->span) {
+    v->share = 1;
+    v->share_err = 0;
+    return;
+  }
   tick = 4.0 / (double)s.hz;
   if (v->node > tick)
     u = v->job > v->node ? 1 : v->job / v->node;
