@@ -451,6 +451,10 @@ const char *pmon__site_path(int *is_default);
 int pmon__site_meters(const char *node, struct pmon_spec *specs, int max,
                       int *n);
 int pmon__site_secrets(struct pmon_spec *spec);
+/* The share model the site file names for NODE (its first "share" line
+ * whose pattern matches), into *MODEL: "cpu-time", "off", or NULL when
+ * none does; 0, or PMON_ECONFIG for a file that does not parse. */
+int pmon__site_share(const char *node, const char **model);
 /* Called for each "meter" line of the site file, in order, with its line
  * number, its pattern and whether the pattern matches the node.  Only the
  * pattern is passed: a specification that is not the node's is never

@@ -797,10 +797,11 @@ static void setup(const int *pids, int n)
   s.on = 1;
 }
 
-/* PMON_SHARE: "cpu-time" (or unset) reads whether the node is shared
- * and the job's share by that model; "off", for a site that gives whole
- * nodes only, reads nothing (sharing is null).  Kept apart from s, which
- * each open clears. */
+/* PMON_SHARE, else the site file's share line for this node: "cpu-time"
+ * (or neither) reads whether the node is shared and the job's share by
+ * that model; "off", for a site that gives whole nodes only, reads
+ * nothing (sharing is null).  Kept apart from s, which each open
+ * clears. */
 static int share_off;
 
 int pmon__share_config(void)
@@ -808,7 +809,17 @@ int pmon__share_config(void)
   const char *v = getenv(PMON_ENV_SHARE);
 
   share_off = 0;
-  if (v == NULL || *v == '\0' || strcmp(v, "cpu-time") == 0)
+  if (v == NULL || *v == '\0') {
+    char node[sizeof pmon__g.node_name];
+    int rc;
+
+    pmon__node_name(node, sizeof node);
+    if ((rc = pmon__site_share(node, &v)) != 0)
+      return rc;
+    share_off = v != NULL && strcmp(v, "off") == 0;
+    return 0;
+  }
+  if (strcmp(v, "cpu-time") == 0)
     return 0;
   if (strcmp(v, "off") == 0) {
     share_off = 1;

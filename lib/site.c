@@ -7,6 +7,9 @@
  *                             fnmatch(3) pattern) are measured by SPEC
  *   secret NAME KEY=VALUE...  secrets of the meters whose SPEC says
  *                             secret=NAME
+ *   share  PATTERN MODEL      the share model of the nodes whose name
+ *                             matches PATTERN: cpu-time or off (the
+ *                             first such line; PMON_SHARE comes first)
  *
  * The file is PMON_SITE_FILE, or PMON_SITECONF (set by configure from
  * $(sysconfdir)) when that is unset; a missing default file is no error.
@@ -46,8 +49,10 @@ const char *pmon__site_path(int *is_default)
   return *is_default ? PMON_SITECONF : v;
 }
 
-/* Open the site file; *F = NULL when there is none to read. */
-static int site_open(FILE **f, const char **path)
+/* Open the site file; *F = NULL when there is none to read.  QUIET: a
+ * default file this user may not read is no event (the meters' reading
+ * of it says so once). */
+static int site_open(FILE **f, const char **path, int quiet)
 {
   int dflt;
 
@@ -55,6 +60,8 @@ static int site_open(FILE **f, const char **path)
   if ((*f = fopen(*path, "r")) != NULL)
     return 0;
   if (dflt && errno == ENOENT)
+    return 0;
+  if (dflt && errno == EACCES && quiet)
     return 0;
   if (dflt && errno == EACCES) {
     /* The site's own business; the program runs on without it. */
@@ -109,14 +116,15 @@ static int secrets_allowed(FILE *f, const char *path)
  */
 static int site_scan(const char *node, struct pmon_spec *specs, int *lines,
                      int max, int *n, pmon__site_line_fn *seen, void *arg,
-                     const char *name, struct pmon_spec *spec, int *found)
+                     const char *name, struct pmon_spec *spec, int *found,
+                     const char **model)
 {
   char line[SITE_LINE], *w[2 + PMON_SECRET_MAX + 1];
   const char *path;
   int rc, lineno = 0, checked = 0;
   FILE *f;
 
-  if ((rc = site_open(&f, &path)) != 0 || f == NULL)
+  if ((rc = site_open(&f, &path, model != NULL)) != 0 || f == NULL)
     return rc;
   while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
     int nw;
@@ -158,6 +166,19 @@ static int site_scan(const char *node, struct pmon_spec *specs, int *lines,
         else
           (*n)++;
       }
+    } else if (strcmp(w[0], "share") == 0 && nw == 3) {
+      static const char *const models[] = {"cpu-time", "off"};
+      int k = 0;
+
+      while (k < 2 && strcmp(w[2], models[k]) != 0)
+        k++;
+      if (k == 2)
+        rc = pmon__fail(PMON_ECONFIG, "site file %s:%d: share %.40s: "
+                        "\"%.40s\": not cpu-time or off", path, lineno,
+                        w[1], w[2]);
+      else if (model != NULL && *model == NULL && node != NULL &&
+               fnmatch(w[1], node, 0) == 0)
+        *model = models[k];
     } else if (strcmp(w[0], "secret") == 0 && nw >= 3) {
       if (!checked && (rc = secrets_allowed(f, path)) != 0)
         break;
@@ -180,7 +201,8 @@ static int site_scan(const char *node, struct pmon_spec *specs, int *lines,
     } else {
       /* Say which line, never what it holds: it may be a secret. */
       rc = pmon__fail(PMON_ECONFIG, "site file %s:%d: expected \"meter "
-                      "PATTERN SPEC\" or \"secret NAME KEY=VALUE...\"",
+                      "PATTERN SPEC\", \"share PATTERN MODEL\" or \"secret "
+                      "NAME KEY=VALUE...\"",
                       path, lineno);
     }
   }
@@ -192,14 +214,16 @@ static int site_scan(const char *node, struct pmon_spec *specs, int *lines,
 int pmon__site_meters(const char *node, struct pmon_spec *specs, int max,
                       int *n)
 {
-  return site_scan(node, specs, NULL, max, n, NULL, NULL, NULL, NULL, NULL);
+  return site_scan(node, specs, NULL, max, n, NULL, NULL, NULL, NULL, NULL,
+                   NULL);
 }
 
 int pmon__site_meters_lines(const char *node, struct pmon_spec *specs,
                             int *lines, int max, int *n,
                             pmon__site_line_fn *seen, void *arg)
 {
-  return site_scan(node, specs, lines, max, n, seen, arg, NULL, NULL, NULL);
+  return site_scan(node, specs, lines, max, n, seen, arg, NULL, NULL, NULL,
+                   NULL);
 }
 
 int pmon__site_secrets(struct pmon_spec *spec)
@@ -217,7 +241,7 @@ int pmon__site_secrets(struct pmon_spec *spec)
       spec->params[j++] = spec->params[k];
   spec->nparams = j;
   if ((rc = site_scan(NULL, NULL, NULL, 0, NULL, NULL, NULL, copy, spec,
-                      &found)) != 0)
+                      &found, NULL)) != 0)
     return rc;
   if (!found) {
     int dflt;
@@ -227,4 +251,13 @@ int pmon__site_secrets(struct pmon_spec *spec)
                       pmon__site_path(&dflt));
   }
   return 0;
+}
+
+int pmon__site_share(const char *node, const char **model)
+{
+  int n = 0;
+
+  *model = NULL;
+  return site_scan(node, NULL, NULL, 0, &n, NULL, NULL, NULL, NULL, NULL,
+                   model);
 }
