@@ -531,12 +531,15 @@ struct pmon_rtab;
  * text, for the leader's node record: SLICES slices of the history, the
  * node's I/O phases PH[0..NPH-1] ({start, end, bytes}, ns after init, in
  * time order) and the spans of the regions of the node's table REGIONS
- * (PMON_RT_NODE level).  The text is indented as json_dumps() with
+ * (PMON_RT_NODE level), its energies and powers times F, the job's
+ * share of a shared node (1 else), their bars with F_ERR's (lib/share.c,
+ * pmon__share_apply()).  The text is indented as json_dumps() with
  * JSON_INDENT(1) would indent it as the value of a node record's key.
  * NULL without memory; free() it.
  */
 char *pmon__timeline_text(int slices, const struct pmon_rtab *regions,
-                          const uint64_t (*ph)[3], int nph);
+                          const uint64_t (*ph)[3], int nph, double f,
+                          double f_err);
 
 /* lib/io.c */
 int pmon__io_config(void);

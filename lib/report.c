@@ -505,7 +505,9 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     if (g->timeline > 0) {
       const uint64_t(*ph)[3] = NULL;
       int nph = ranks != NULL ? pmon__io_node_phases(&ph) : 0;
-      char *tl = pmon__timeline_text(g->timeline, regions, ph, nph);
+      char *tl = pmon__timeline_text(g->timeline, regions, ph, nph,
+                                     split == 1 ? sf : 1,
+                                     split == 1 ? sf_err : 0);
 
       json_object_set_new(rec, "timeline",
                           tl != NULL ? json_string(tl) : json_null());

@@ -914,6 +914,67 @@ static int power_range(double *pmin, double *pmean)
  * its bar half the range, plus the CPU times' rounding (a tick at each end
  * of both).  GPUs are not modelled: their energy goes as the CPUs'.
  */
+/* GPU K's energy since init (its channel's latest sample) into *E when
+ * it is part of the node total's: a whole-node meter holds it, or its
+ * channel is in the total; 0, or -1 when it is not or has no sample. */
+static int gpu_energy(int k, double *e)
+{
+  const struct pmon_state *g = &pmon__g;
+  const struct gpu *u = &s.gpu[k];
+  struct pmon_tl_sample last;
+  uint64_t seq = pmon__tl_seq(&g->sh->tl[u->meter]);
+
+  if (!(g->covers & (1u << PMON_DOM_NODE)) &&
+      !(g->total_mask[u->meter] & (1u << u->ch)))
+    return -1;
+  if (seq == 0 || pmon__tl_get(&g->sh->tl[u->meter], seq - 1, &last) != 0 ||
+      !isfinite(last.e[u->ch]) || last.e[u->ch] < 0)
+    return -1;
+  *e = last.e[u->ch];
+  return 0;
+}
+
+/*
+ * The GPUs' part of the share (the model's GPU term): the node's energy E
+ * is the GPUs' own, each E_k, and the rest.  A GPU only the job's
+ * processes used is the job's (1), one only others' used is not (0), one
+ * both used is split unknown (1/2 +- 1/2), one nobody used goes as the
+ * rest (F +- ERR, the CPUs' share).  *F and *ERR become the share of the
+ * whole: (F (E - sum E_k) + sum g_k E_k) / E, the bars added (they lean
+ * one way together).  Nothing changes without a GPU in the total or with
+ * the history unknown.
+ */
+static void share_gpus(double *f, double *err)
+{
+  const struct pmon_state *g = &pmon__g;
+  double e, sum = 0, part = 0, bar = 0;
+
+  if (s.ngpu == 0 || g->hist == NULL || g->nhist < 2)
+    return;
+  e = g->hist[g->nhist - 1].e - g->hist[0].e;
+  for (int k = 0; k < s.ngpu; k++) {
+    const struct gpu *u = &s.gpu[k];
+    double ek;
+
+    if (gpu_energy(k, &ek) != 0)
+      continue;
+    sum += ek;
+    if (u->job && u->others == 0) {
+      part += ek;
+    } else if (u->job) {
+      part += ek / 2;
+      bar += ek / 2;
+    } else if (u->others == 0) {
+      part += *f * ek;
+      bar += *err * ek;
+    }
+  }
+  if (!(e > 0) || sum <= 0 || sum > e)
+    return;
+  *f = (*f * (e - sum) + part) / e;
+  *err = (*err * (e - sum) + bar) / e;
+}
+
 static void share(struct verdict *v)
 {
   int part = s.job_cpus > 0 && s.node_cpus > 0 && s.job_cpus < s.node_cpus;
@@ -945,21 +1006,20 @@ static void share(struct verdict *v)
   if (isnan(u)) { /* the node was idle: all of it by the CPUs */
     v->share = k;
     v->share_err = 0;
-    return;
-  }
-  /* The rounding, against the larger of the two (the job's may read
-   * above the node's: they are rounded apart). */
-  tick /= v->job > v->node ? v->job : v->node;
-  if (!part) {
+  } else if (!part) {
+    /* The rounding, against the larger of the two (the job's may read
+     * above the node's: they are rounded apart). */
     v->share = u;
-    v->share_err = tick;
-    return;
+    v->share_err = tick / (v->job > v->node ? v->job : v->node);
+  } else {
+    phi = power_range(&pmin, &pmean) == 0 ? pmin / pmean : 1;
+    a = u;
+    b = phi * k + (1 - phi) * u;
+    v->share = (a + b) / 2;
+    v->share_err = fabs(a - b) / 2 +
+                   tick / (v->job > v->node ? v->job : v->node);
   }
-  phi = power_range(&pmin, &pmean) == 0 ? pmin / pmean : 1;
-  a = u;
-  b = phi * k + (1 - phi) * u;
-  v->share = (a + b) / 2;
-  v->share_err = fabs(a - b) / 2 + tick;
+  share_gpus(&v->share, &v->share_err);
 }
 
 static struct verdict judge(void)

@@ -528,7 +528,7 @@ static double mhz_mean(uint64_t a, uint64_t z)
  * history's rise across it, so that they add up to the rise over the
  * whole history, the node's energy (the history ends at the node total's
  * last sample: pmon__meters_sample_all() at finalize). */
-static void put_slices(struct text *b, int points)
+static void put_slices(struct text *b, int points, double f, double f_err)
 {
   const struct pmon_hist_point *h = pmon__g.hist;
   size_t n = pmon__g.nhist;
@@ -536,11 +536,6 @@ static void put_slices(struct text *b, int points)
   uint64_t t0 = 0, span = 0, cpu_gap = 0, end = 0;
   static const char *const keys[] = {"t_s",      "power_w", "energy_j",
                                       "cpu_util", "cpu_mhz", "energy_err_j"};
-  double f, f_err;
-
-  /* On a shared node, the job's share (lib/share.c): 1 but at finalize. */
-  if (pmon__share_factor(&f, &f_err) != 1)
-    f = 1, f_err = 0;
 
   if (h != NULL && n >= 2 && points > 0) {
     t0 = h[0].t_ns;
@@ -596,7 +591,8 @@ static void put_slices(struct text *b, int points)
         pmon__hist_energy_err(a, z, err);
         v = c > 0 ? pmon__err_combine(err[0], err[1], err[2]) : NAN;
         rise = hist_at(z) - hist_at(a);
-        pmon__share_apply(f, f_err, &rise, &v);
+        if (isfinite(v) && isfinite(rise)) /* the share's bar with it */
+          v = hypot(f * v, rise * f_err);
         break;
       }
       default:
@@ -675,7 +671,8 @@ static void put_regions(struct text *b, const struct pmon_rtab *regions)
 }
 
 char *pmon__timeline_text(int slices, const struct pmon_rtab *regions,
-                          const uint64_t (*ph)[3], int nph)
+                          const uint64_t (*ph)[3], int nph, double f,
+                          double f_err)
 {
   struct text b = {NULL, 0, 0, 1};
   /* Numbers are written with printf(), which follows the program's
@@ -690,7 +687,7 @@ char *pmon__timeline_text(int slices, const struct pmon_rtab *regions,
   }
   was = uselocale(c);
   put(&b, "{");
-  put_slices(&b, slices);
+  put_slices(&b, slices, f, f_err);
   put_phases(&b, ph, nph);
   put_regions(&b, regions);
   put(&b, "\n }");

@@ -169,7 +169,7 @@ START_TEST(test_48_hours)
   }
   t_last = sim_ns;
   rss_end = rss();
-  text = pmon__timeline_text(PMON_TIMELINE_DEFAULT, NULL, NULL, 0);
+  text = pmon__timeline_text(PMON_TIMELINE_DEFAULT, NULL, NULL, 0, 1, 0);
   ck_assert_ptr_nonnull(text);
   trace = json_loads(text, 0, NULL);
   ck_assert_ptr_nonnull(trace);
