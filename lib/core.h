@@ -286,10 +286,6 @@ void pmon__share_finish(void);
  * whole node's).  Before _finish, 0 or -1: a spool's snapshot is the
  * whole node's. */
 int pmon__share_factor(double *f, double *err);
-/* Energy *E of the node and its bar *ERR (NULL: none) as the job's share
- * F +- F_ERR of them: *E F, the bar sqrt((F ERR)^2 + (E F_ERR)^2), the
- * two independent (pmon(7), Shared nodes). */
-void pmon__share_apply(double f, double f_err, double *e, double *err);
 struct json_t *pmon__share_json(void);
 void pmon__share_close(void);
 
@@ -489,6 +485,18 @@ static inline double pmon__err_combine(double lin, double bound, double sq)
   double rss = 1.96 * sqrt(sq / 3);
 
   return lin + (rss < bound ? rss : bound);
+}
+
+/* Energy *E of the node and its bar *ERR (NULL: none) as the job's share
+ * F +- F_ERR of them: *E F, the bar sqrt((F ERR)^2 + (E F_ERR)^2), the
+ * two independent (pmon(7), Shared nodes).  Inline, as the bars' other
+ * arithmetic: lib/share.c's figure, applied where each figure is made. */
+static inline void pmon__share_apply(double f, double f_err, double *e,
+                                     double *err)
+{
+  if (err != NULL)
+    *err = isfinite(*e) ? hypot(f * *err, *e * f_err) : *err;
+  *e *= f;
 }
 
 /* As pmon__err_combine(), for errors of which a part, LEAN, may go one

@@ -1122,13 +1122,6 @@ int pmon__share_factor(double *f, double *err)
   return s.split;
 }
 
-void pmon__share_apply(double f, double f_err, double *e, double *err)
-{
-  if (err != NULL)
-    *err = isfinite(*e) ? hypot(f * *err, *e * f_err) : *err;
-  *e *= f;
-}
-
 /* X, to the microsecond: the differences of sums of jiffies carry the
  * sums' rounding in their last digits. */
 static json_t *num(double x)

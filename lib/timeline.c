@@ -591,8 +591,7 @@ static void put_slices(struct text *b, int points, double f, double f_err)
         pmon__hist_energy_err(a, z, err);
         v = c > 0 ? pmon__err_combine(err[0], err[1], err[2]) : NAN;
         rise = hist_at(z) - hist_at(a);
-        if (isfinite(v) && isfinite(rise)) /* the share's bar with it */
-          v = hypot(f * v, rise * f_err);
+        pmon__share_apply(f, f_err, &rise, &v); /* the share's bar too */
         break;
       }
       default:
