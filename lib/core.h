@@ -407,6 +407,10 @@ void pmon__meters_finish(void);
 void pmon__meters_close(void);
 void pmon__event(uint64_t t_ns, int meter, const char *type,
                  const char *fmt, ...) PMON_PRINTF(4, 5);
+/* pthread_create(T, FN, ARG) with every signal blocked in the new thread:
+ * the program's handlers stay on its own threads.  pthread_create's
+ * answer. */
+int pmon__thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 /*
  * Which channels form the node total, so that nothing is counted twice:
  * the first measured meter that covers the whole node; else every measured

@@ -450,15 +450,8 @@ static void enter(void)
     __atomic_store_n(&q.last_end, pmon__io_now(),
                      __ATOMIC_RELAXED);
     __atomic_store_n(&pmon__io_hot.freq_out, 0, __ATOMIC_SEQ_CST);
-    if (!q.thread_on) {
-      sigset_t all, old;
-
-      /* The program's signals stay on its own threads. */
-      sigfillset(&all);
-      pthread_sigmask(SIG_SETMASK, &all, &old);
-      q.thread_on = pthread_create(&q.thread, NULL, watch, NULL) == 0;
-      pthread_sigmask(SIG_SETMASK, &old, NULL);
-    }
+    if (!q.thread_on) /* the program's signals stay on its own threads */
+      q.thread_on = pmon__thread_start(&q.thread, watch, NULL) == 0;
     pthread_cond_signal(&q.cond);
   }
   pthread_mutex_unlock(&q.lock);

@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -894,20 +893,16 @@ int pmon__sampler_start(void)
 {
   struct pmon_state *g = &pmon__g;
   pthread_condattr_t ca;
-  sigset_t all, old;
 
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&g->cond, &ca);
   pthread_condattr_destroy(&ca);
   g->stop = 0;
-  /* The pollers take no signal: the program's handlers stay on its own
-   * threads. */
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
+  /* The pollers take no signal. */
   for (int i = 0; i < g->nmeters; i++) {
     struct pmon_mstate *ms = &g->ms[i];
-    int rc = pthread_create(&ms->poller, NULL, poller_main, ms);
+    int rc = pmon__thread_start(&ms->poller, poller_main, ms);
 
     if (rc != 0) /* not fatal: the meter is still read at finalize */
       pmon__event(pmon__now_ns(), i, "sampler_error",
@@ -916,7 +911,6 @@ int pmon__sampler_start(void)
                   strerror(rc));
     ms->poller_started = rc == 0;
   }
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
   return 0;
 }
 

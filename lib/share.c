@@ -47,7 +47,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -582,7 +581,6 @@ static void *reader_main(void *arg)
 void pmon__share_start(void)
 {
   pthread_condattr_t ca;
-  sigset_t all, old;
   int rc;
 
   if (!s.on || rd.started)
@@ -593,12 +591,7 @@ void pmon__share_start(void)
   pthread_cond_init(&rd.cond, &ca);
   pthread_condattr_destroy(&ca);
   rd.stop = 0;
-  /* The thread takes no signal: the program's handlers stay on its own
-   * threads. */
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  rc = pthread_create(&rd.thread, NULL, reader_main, NULL);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  rc = pmon__thread_start(&rd.thread, reader_main, NULL); /* no signal */
   if (rc != 0) { /* not fatal: the readings at the ends remain */
     pmon__debug("share: cannot start the readings' thread (%s): the job's "
                 "CPU time is read at init and finalize only",

@@ -821,7 +821,6 @@ void pmon__spool_start(void)
 {
   struct pmon_state *g = &pmon__g;
   json_t *names;
-  sigset_t all, old;
   int metrics;
 
   if (!g->leader) {
@@ -874,10 +873,7 @@ void pmon__spool_start(void)
     /* The handler never blocks on a full pipe. */
     fcntl(w[1], F_SETFL, fcntl(w[1], F_GETFL) | O_NONBLOCK);
   }
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  sp.started = pthread_create(&sp.thread, NULL, spool_main, NULL) == 0;
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  sp.started = pmon__thread_start(&sp.thread, spool_main, NULL) == 0;
   if (!sp.started) {
     pmon__spool_stop(); /* its pipes */
     return fail("cannot start its thread");

@@ -1,11 +1,13 @@
 /*
  * state.c - the core's shared state (struct pmon_state, core.h) and the
- * node's event list.  The floor of the core: every file of lib/ may use
+ * node's event list, and how the core starts a thread.  The floor of the
+ * core: every file of lib/ may use
  * them, and this file calls nothing of lib/ (only base/).
  */
 #include "config.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,4 +52,16 @@ void pmon__event(uint64_t t_ns, int meter, const char *type,
     memcpy(ev->detail, detail, sizeof detail);
   }
   pthread_mutex_unlock(&g->lock);
+}
+
+int pmon__thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+  sigset_t all, old;
+  int rc;
+
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  rc = pthread_create(t, NULL, fn, arg);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc;
 }
