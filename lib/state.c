@@ -1,8 +1,8 @@
 /*
  * state.c - the core's shared state (struct pmon_state, core.h) and the
  * node's event list, and how the core starts a thread.  The floor of the
- * core: every file of lib/ may use
- * them, and this file calls nothing of lib/ (only base/).
+ * core: every file of lib/ may use them, and this file calls nothing of
+ * lib/ (only base/).
  */
 #include "config.h"
 
