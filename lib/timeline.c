@@ -508,18 +508,29 @@ static void put_str(struct text *b, const char *s)
                       indent it in a node record by one per level */
 
 /* The mean of the CPU clock readings of the history points from A to Z
- * (ns), NAN when none was read there. */
+ * (ns).  A slice with no point inside it (the pollers late, under load)
+ * takes the mean of the readings on either side of it, the last before A
+ * and the first after Z; NAN when none of these was read. */
 static double mhz_mean(uint64_t a, uint64_t z)
 {
   const struct pmon_hist_point *h = pmon__g.hist;
   double w, sum = 0;
-  size_t i = locate(a, &w), n = 0;
+  size_t i0 = locate(a, &w), i, n = 0;
 
-  for (i += w > 0; i < pmon__g.nhist && h[i].t_ns <= z; i++)
+  for (i = i0 + (w > 0); i < pmon__g.nhist && h[i].t_ns <= z; i++)
     if (isfinite(h[i].mhz)) {
       sum += h[i].mhz;
       n++;
     }
+  if (n == 0) { /* i: the first point after Z, or the end */
+    size_t side[2] = {i0, i < pmon__g.nhist ? i : i0};
+
+    for (int k = 0; k < 2; k++)
+      if (isfinite(h[side[k]].mhz)) {
+        sum += h[side[k]].mhz;
+        n++;
+      }
+  }
   return n > 0 ? sum / (double)n : NAN;
 }
 
