@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +292,26 @@ static int init_locked(int by_preload)
   return rc;
 }
 
+void pmon__tell_pmon_run(const char *what)
+{
+  const char *v = getenv(PMON_ENV_RUN_FD);
+  char *end, line[16];
+  long fd;
+  int n;
+
+  if (v == NULL || *v == '\0')
+    return;
+  fd = strtol(v, &end, 10);
+  n = snprintf(line, sizeof line, "%s\n", what);
+  if (*end == '\0' && fd > 2 && fd < 65536 && n > 0 &&
+      (size_t)n < sizeof line) {
+    while (write((int)fd, line, (size_t)n) < 0 && errno == EINTR)
+      ;
+    close((int)fd);
+  }
+  unsetenv(PMON_ENV_RUN_FD);
+}
+
 int pmon__init(int by_preload)
 {
   int rc;
@@ -298,6 +319,12 @@ int pmon__init(int by_preload)
   pthread_mutex_lock(&life);
   pmon__clear_error();
   rc = init_locked(by_preload);
+  /* A program's own pmon_init() under pmon-run that is not an MPI rank's
+   * (a serial program, a Python script): it reports itself, with its
+   * regions, so pmon-run gives up its measurement of the process. */
+  if (rc == 0 && !by_preload &&
+      atomic_load(&pmon__g.phase) == PMON_PHASE_RUNNING)
+    pmon__tell_pmon_run("self");
   pthread_mutex_unlock(&life);
   return rc;
 }

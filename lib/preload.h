@@ -21,6 +21,14 @@
 PMON_EXTERN int pmon__init(int by_preload);
 
 /*
+ * Tell pmon-run, when it started this process (PMON_RUN_FD), that the
+ * process reports itself, WHAT saying why ("mpi": an MPI rank; "self": a
+ * program that called pmon_init() on its own), so that pmon-run does not
+ * report it as well.  Once: the variable is removed.
+ */
+PMON_EXTERN void pmon__tell_pmon_run(const char *what);
+
+/*
  * End measuring without a report or a summary.  For pmon-run, whose own
  * whole-process measurement is not wanted once the command turns out to be
  * an MPI program that reports itself.  Not collective.

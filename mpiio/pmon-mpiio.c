@@ -45,25 +45,6 @@ void *pmon__mpiio_real(const char *name)
   return f;
 }
 
-/* Tell pmon-run, when it started us, that this process is an MPI rank, so
- * that it does not report the process on its own as well. */
-static void tell_pmon_run(void)
-{
-  const char *v = getenv(PMON_ENV_RUN_FD);
-  char *end;
-  long fd;
-
-  if (v == NULL || *v == '\0')
-    return;
-  fd = strtol(v, &end, 10);
-  if (*end == '\0' && fd > 2 && fd < 65536) {
-    while (write((int)fd, "mpi\n", 4) < 0 && errno == EINTR)
-      ;
-    close((int)fd);
-  }
-  unsetenv(PMON_ENV_RUN_FD);
-}
-
 int pmon__mpiio_clock;
 _Thread_local int pmon__mpiio_depth __attribute__((tls_model("initial-exec")));
 
@@ -73,7 +54,7 @@ static void after_init(void)
 {
   int level = MPI_THREAD_SINGLE, clock;
 
-  tell_pmon_run();
+  pmon__tell_pmon_run("mpi");
   if (pmon__init(1) == 0 && PMPI_Query_thread(&level) == MPI_SUCCESS) {
     clock = pmon__io_start(level == MPI_THREAD_MULTIPLE);
     __atomic_store_n(&pmon__mpiio_clock, clock, __ATOMIC_RELAXED);

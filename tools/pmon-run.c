@@ -328,9 +328,6 @@ int main(int argc, char **argv)
     return 2;
   }
   fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-  snprintf(fdbuf, sizeof fdbuf, "%d", fds[1]);
-  if (set("PMON_RUN_FD", fdbuf) != 0)
-    return 2;
 
   /* Whole-process measurement; pmon prints its own line if it fails.
    * Under an MPI launcher it is provisional (each rank's pmon-run runs
@@ -354,6 +351,10 @@ int main(int argc, char **argv)
     }
     free(saved);
   }
+  /* After our own pmon_init(), which would tell us itself. */
+  snprintf(fdbuf, sizeof fdbuf, "%d", fds[1]);
+  if (set("PMON_RUN_FD", fdbuf) != 0)
+    return 2;
   pid = fork();
   if (pid < 0) {
     fprintf(stderr, "pmon-run: fork: %s\n", strerror(errno));
@@ -391,7 +392,10 @@ int main(int argc, char **argv)
 
       if (n > 0) {
         buf[n] = '\0';
-        mpi = strstr(buf, "mpi") != NULL || strstr(buf, "exec") != NULL;
+        /* "mpi", "self": the command reports itself; "exec": it did
+         * not start */
+        mpi = strstr(buf, "mpi") != NULL || strstr(buf, "self") != NULL ||
+              strstr(buf, "exec") != NULL;
       }
       if (n == 0 || mpi) {
         close(fds[0]);
