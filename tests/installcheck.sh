@@ -54,4 +54,32 @@ grep -q "cannot" "$TMP/err" && fail "pmon-run: $(cat "$TMP/err")" ||
 [ $? = 1 ] && grep -q "^  node total .* W (node, estimated)" "$TMP/meters" &&
   pass "installed pmon-meters reads the estimate" ||
   fail "pmon-meters: $(cat "$TMP/meters")"
+# The Python package: installed in pythondir, it finds the library by the
+# directory recorded at install (no PMON_LIBRARY), and its regions reach
+# the report.
+if [ "${PYTHON:-:}" = : ]; then
+  echo "note: no Python found by configure: the package was not installed"
+elif [ -n "${DESTDIR:-}" ]; then
+  echo "note: DESTDIR set: the package's recorded directory is the final one, not checked"
+else
+  cat > "$TMP/r.py" <<'PY'
+import pmon
+pmon.init()
+with pmon.region("pysolve"):
+    pass
+@pmon.region
+def pystep():
+    pass
+pystep()
+pystep()
+print(pmon.library_path)
+PY
+  got=$(env -u PMON_LIBRARY PYTHONPATH="$PYTHONDIR" PMON_OUTPUT=$TMP/p.json \
+    "$PYTHON" "$TMP/r.py" 2>&1)
+  [ "$got" = "$libdir/libpmon.so.0" ] &&
+    pass "the installed Python package loads $got" ||
+    fail "the installed Python package: $got"
+  [ "$($JGET "$TMP/p.json" regions/name=pystep/count)" = 2 ] &&
+    pass "Python regions in the report" || fail "Python regions in the report"
+fi
 [ $failures = 0 ] || { echo "$failures installcheck(s) failed"; exit 1; }

@@ -1,0 +1,80 @@
+"""tests/python.test's program: regions through the pmon package.
+
+    python_regions.py [--mpi] [--no-finalize] [--preload]
+
+Prints what the test checks: "raised: ..." for the region whose block
+raised, "read E T", and for each misuse "error NAME CODE | MESSAGE".
+With --mpi, mpi4py initialises MPI first (every rank runs it); with
+--no-finalize the report is left to the exit; with --preload pmon is
+already measuring (pmon-run) and init() joins it.
+"""
+import sys
+import time
+
+mpi = "--mpi" in sys.argv
+if mpi:
+    from mpi4py import MPI
+import pmon
+
+
+def misuse(what, f, *args):
+    try:
+        f(*args)
+    except pmon.PmonError as e:
+        print(f"error {what} {e.name} {e.code} | {e.message}", flush=True)
+    else:
+        print(f"error {what} none", flush=True)
+
+
+if "--preload" not in sys.argv:
+    misuse("begin-before-init", pmon.begin, "early")
+pmon.init()
+print("library", pmon.library_path, flush=True)
+misuse("init-twice", pmon.init)
+for _ in range(3):
+    with pmon.region("ctx"):
+        time.sleep(0.2)
+
+
+@pmon.region
+def step():
+    time.sleep(0.15)
+
+
+@pmon.region("named")
+def other(x):
+    time.sleep(0.1)
+    return 2 * x
+
+
+step()
+step()
+assert other(21) == 42 and step.__name__ == "step"
+try:
+    with pmon.region("raises"):
+        time.sleep(0.1)
+        raise KeyError("from the block")
+except KeyError as e:
+    print("raised:", e, flush=True)
+# a block that raises with its region's end failing too: the block's
+# exception goes on
+try:
+    with pmon.region("outer"):
+        pmon.begin("inner")
+        raise ValueError("kept")
+except ValueError as e:
+    print("raised:", e, flush=True)
+pmon.end("inner")
+pmon.end("outer")
+misuse("end-without-begin", pmon.end, "nothing-open")
+misuse("name-too-long", pmon.begin, "x" * 300)
+misuse("name-not-str", pmon.begin, 3)
+misuse("name-with-nul", pmon.begin, "a\0b")
+misuse("region-without-name", pmon.region().__enter__)
+e, t = pmon.read()
+print(f"read {e:.3f} {t:.3f}", flush=True)
+if mpi:
+    MPI.COMM_WORLD.Barrier()
+if "--no-finalize" not in sys.argv:
+    pmon.finalize()
+    misuse("begin-after-finalize", pmon.begin, "late")
