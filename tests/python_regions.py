@@ -8,6 +8,7 @@ With --mpi, mpi4py initialises MPI first (every rank runs it); with
 --no-finalize the report is left to the exit; with --preload pmon is
 already measuring (pmon-run) and init() joins it.
 """
+import asyncio
 import sys
 import time
 
@@ -47,9 +48,23 @@ def other(x):
     return 2 * x
 
 
+class Solver:
+    @pmon.region
+    def method(self, x):
+        time.sleep(0.05)
+        return x + 1
+
+
+async def waits():
+    await asyncio.sleep(0.05)
+    return 7
+
+
 step()
 step()
 assert other(21) == 42 and step.__name__ == "step"
+assert Solver().method(1) == 2
+assert asyncio.run(pmon.region("coro")(waits)()) == 7
 try:
     with pmon.region("raises"):
         time.sleep(0.1)

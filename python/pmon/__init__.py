@@ -20,6 +20,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import functools
+import inspect
 import sys
 from typing import Any, Callable, NamedTuple, Optional, TypeVar, Union
 
@@ -182,19 +183,21 @@ class region:
     The region ends when the block or the function ends, whether it
     returns or raises; an exception from the block is never replaced by
     pmon's.  One object may be entered again, from one thread or several:
-    each entry opens the region in the thread that enters.
+    each entry opens the region in the thread that enters.  A decorated
+    function stays a function (methods bind as before); a decorated
+    coroutine function's region spans each await of it, in the thread
+    that runs the event loop.
     """
 
-    def __init__(self, name: Union[str, Callable[..., Any], None] = None):
-        self._func: Optional[Callable[..., Any]] = None
-        if callable(name):  # @pmon.region without parentheses
-            self._func = name
-            self.name: Optional[str] = _func_name(name)
-            functools.update_wrapper(self, name)
-        else:
-            if name is not None:
-                _name(name, "region")
-            self.name = name
+    def __new__(cls, name: Union[str, Callable[..., Any], None] = None):
+        if callable(name):  # @pmon.region, without parentheses
+            return _wrap(name, _func_name(name))
+        return super().__new__(cls)
+
+    def __init__(self, name: Optional[str] = None) -> None:
+        if name is not None:
+            _name(name, "region")
+        self.name = name
 
     def __enter__(self) -> "region":
         if self.name is None:
@@ -213,21 +216,28 @@ class region:
                 raise
             # the block's own exception goes on; pmon's would hide it
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self._func is not None:  # the decorated function, called
-            with region(self.name):
-                return self._func(*args, **kwargs)
-        if len(args) != 1 or kwargs or not callable(args[0]):
-            raise TypeError("pmon.region(name) decorates one function")
-        func = args[0]
-        name = self.name if self.name is not None else _func_name(func)
+    def __call__(self, func: F) -> F:
+        if not callable(func):
+            raise TypeError("pmon.region(name) decorates a function")
+        return _wrap(func, self.name if self.name is not None
+                     else _func_name(func))
 
+
+def _wrap(func: F, name: str) -> F:
+    """FUNC inside region NAME, as a function of the same kind."""
+    _name(name, "region")
+    if inspect.iscoroutinefunction(func):
         @functools.wraps(func)
-        def wrapper(*a: Any, **kw: Any) -> Any:
+        async def awrapper(*a: Any, **kw: Any) -> Any:
             with region(name):
-                return func(*a, **kw)
+                return await func(*a, **kw)
+        return awrapper  # type: ignore[return-value]
 
-        return wrapper
+    @functools.wraps(func)
+    def wrapper(*a: Any, **kw: Any) -> Any:
+        with region(name):
+            return func(*a, **kw)
+    return wrapper  # type: ignore[return-value]
 
 
 def _func_name(func: Callable[..., Any]) -> str:
