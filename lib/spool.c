@@ -120,6 +120,8 @@ static struct {
   char path[PATH_MAX];    /* this node's file */
   json_t *job;            /* the job's identity, written in every file */
   int written;            /* sp.path exists, of this job */
+  dev_t dev;              /* the file this process last put at sp.path: */
+  ino_t ino;              /* only that one is removed (unlink_ours()) */
   pthread_t thread;
   int started;
   /* Pipes to the thread and back.  The handler reads these: an end is
@@ -127,7 +129,7 @@ static struct {
   volatile sig_atomic_t wake[2], ack[2];
   int metrics_failed;     /* said once */
   int metrics_on;         /* the thread writes the metrics */
-  char term_tmp[PATH_MAX + 16]; /* the handler's new file */
+  char term_tmp[PATH_MAX + 32]; /* the handler's new file */
   struct ready *_Atomic ready;  /* read by the handler in ST_HANDLER */
   _Atomic int term_fd;    /* term_tmp, empty, made by the thread */
   _Atomic int state;      /* ST_* */
@@ -158,6 +160,7 @@ int pmon__spool_config(void)
 }
 
 static void fail(const char *fmt, ...) PMON_PRINTF(1, 2);
+static void unlink_ours(void);
 
 /* The directory the spool goes under: PMON_SPOOL_DIR, else the report's. */
 static void spool_base(char *buf, size_t size)
@@ -379,6 +382,7 @@ static int write_spool(json_t *rec, const struct pmon_rtab *tab,
   char tmp[PATH_MAX + 16], *text;
   size_t len;
   int fd, ok, max, n;
+  struct stat st;
   struct ready *r;
   double *val;
   uint64_t mono_last;
@@ -453,6 +457,7 @@ static int write_spool(json_t *rec, const struct pmon_rtab *tab,
   ok = pmon__write_all(fd, r->text, r->len) == 0;
   if (sync)
     ok = fdatasync(fd) == 0 && ok;
+  ok = fstat(fd, &st) == 0 && ok;
   ok = close(fd) == 0 && ok;
   if (ok && claim(ST_THREAD) == 0) {
     struct ready *old;
@@ -460,6 +465,8 @@ static int write_spool(json_t *rec, const struct pmon_rtab *tab,
     /* A handler's write since the record was taken is newer: it stays. */
     if (atomic_load(&sp.term_gen) != gen || rename(tmp, sp.path) != 0)
       ok = 0;
+    else
+      sp.dev = st.st_dev, sp.ino = st.st_ino;
     /* The handler's file, made ready (it then only writes and renames). */
     if (atomic_load(&sp.term_fd) < 0)
       atomic_store(&sp.term_fd,
@@ -762,7 +769,7 @@ static void fail(const char *fmt, ...)
   pmon__event(pmon__now_ns(), -1, "spool_error", "%s: the job goes on "
               "without a spool", why);
   if (sp.written)
-    unlink(sp.path); /* a spool that stops being written would mislead */
+    unlink_ours(); /* a spool that stops being written would mislead */
   sp.written = 0;
   json_decref(sp.job);
   sp.job = NULL;
@@ -793,7 +800,11 @@ static void open_spool(json_t *names)
     json_decref(names);
     return;
   }
-  snprintf(sp.term_tmp, sizeof sp.term_tmp, "%s.tmp.signal", sp.path);
+  /* The process's own: another process of the job on this node (pmon-run
+   * and its command) may write a spool at the same path. */
+  if ((size_t)snprintf(sp.term_tmp, sizeof sp.term_tmp, "%s.tmp.signal.%ld",
+                       sp.path, (long)getpid()) >= sizeof sp.term_tmp)
+    sp.term_tmp[0] = '\0';
   gmtime_r(&g->wall_start.tv_sec, &tm);
   strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%SZ", &tm);
   pmon__output_path(out, sizeof out);
@@ -928,12 +939,23 @@ void pmon__spool_stop(void)
   }
 }
 
+/* Remove the spool file when it is still the one this process wrote
+ * last: not one that another process of the job put there since
+ * (pmon-run's measurement given up for its command's own). */
+static void unlink_ours(void)
+{
+  struct stat st;
+
+  if (lstat(sp.path, &st) == 0 && st.st_dev == sp.dev && st.st_ino == sp.ino)
+    unlink(sp.path);
+}
+
 void pmon__spool_done(int report_written)
 {
   if (sp.job == NULL)
     return;
   if (report_written && !sp.keep && sp.written)
-    unlink(sp.path);
+    unlink_ours();
   sp.written = 0;
   json_decref(sp.job);
   sp.job = NULL;
