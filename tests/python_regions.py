@@ -9,6 +9,7 @@ With --mpi, mpi4py initialises MPI first (every rank runs it); with
 already measuring (pmon-run) and init() joins it.
 """
 import asyncio
+import pickle
 import sys
 import time
 
@@ -86,6 +87,19 @@ misuse("name-too-long", pmon.begin, "x" * 300)
 misuse("name-not-str", pmon.begin, 3)
 misuse("name-with-nul", pmon.begin, "a\0b")
 misuse("region-without-name", pmon.region().__enter__)
+misuse("name-not-utf8", pmon.begin, "\udc80")
+try:
+    @pmon.region
+    def gen():
+        yield 1
+except TypeError as e:
+    print(f"generator: TypeError: {e}", flush=True)
+try:
+    pmon.end("nothing-open")
+except pmon.PmonError as e:
+    back = pickle.loads(pickle.dumps(e))
+    print(f"pickled {back.code} {back.name} {back.message == e.message}",
+          flush=True)
 e, t = pmon.read()
 print(f"read {e:.3f} {t:.3f}", flush=True)
 if mpi:

@@ -47,16 +47,26 @@ _lib.pmon_version.argtypes = []
 #: The version of the libpmon in use ("MAJOR.MINOR.PATCH").
 __version__: str = _lib.pmon_version().decode()
 
-# Error codes (pmon.h); PmonError.code is one of these.
+# Error codes (pmon.h's list, appended to, never renumbered); PmonError.code
+# is one of these.
 EINVAL = -1
 ENOINIT = -2
 EALREADY = -3
 EFINALIZED = -4
+ENOMEM = -5
 ENAMETOOLONG = -6
 ENOREGION = -7
 ENEST = -8
 ECONFIG = -9
+ENOMETER = -10
+EIO = -11
+EFORMAT = -12
+EMPI = -13
+EAGAIN = -14
+ERESET = -15
 ENODATA = -16
+EOUTPUT = -17
+ENOTSUP = -18
 
 
 def strerror(code: int) -> str:
@@ -78,6 +88,9 @@ class PmonError(Exception):
         self.message = message or strerror(code)
         super().__init__(f"{self.message} ({self.name})")
 
+    def __reduce__(self) -> Any:  # pickle, copy: from the code and message
+        return (type(self), (self.code, self.message))
+
 
 def _check(rc: int, what: str) -> None:
     if rc < 0:
@@ -89,7 +102,11 @@ def _name(name: Any, what: str) -> bytes:
     if not isinstance(name, str):
         raise PmonError(EINVAL, f"pmon: {what}: region name {name!r}: "
                         f"it must be a str, not {type(name).__name__}")
-    b = name.encode()
+    try:
+        b = name.encode()
+    except UnicodeEncodeError as e:
+        raise PmonError(EINVAL, f"pmon: {what}: region name {name!r}: "
+                        f"not UTF-8: {e.reason}") from None
     if b"\0" in b:
         raise PmonError(EINVAL, f"pmon: {what}: region name {name!r}: "
                         "it holds a NUL character")
@@ -186,7 +203,11 @@ class region:
     each entry opens the region in the thread that enters.  A decorated
     function stays a function (methods bind as before); a decorated
     coroutine function's region spans each await of it, in the thread
-    that runs the event loop.
+    that runs the event loop: regions are per thread, so coroutines of
+    one loop must not interleave their regions (asyncio.gather of two
+    decorated coroutines ends one out of order: ENEST).  Generator
+    functions cannot be decorated (TypeError): their region would end
+    before their first item.
     """
 
     def __new__(cls, name: Union[str, Callable[..., Any], None] = None):
@@ -226,6 +247,10 @@ class region:
 def _wrap(func: F, name: str) -> F:
     """FUNC inside region NAME, as a function of the same kind."""
     _name(name, "region")
+    if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
+        raise TypeError(f"pmon.region: {name}: a generator function cannot "
+                        "be a region (it would end before the first item): "
+                        "put a with pmon.region() block around its work")
     if inspect.iscoroutinefunction(func):
         @functools.wraps(func)
         async def awrapper(*a: Any, **kw: Any) -> Any:

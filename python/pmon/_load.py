@@ -46,26 +46,30 @@ def load() -> Tuple[ctypes.CDLL, str]:
             return _open(env), env
         except (OSError, AttributeError) as e:
             raise ImportError(f"pmon: python: PMON_LIBRARY={env}: cannot "
-                              f"load it: {_why(e)}") from None
+                              f"load it: {_why(e, env)}") from None
     d = _recorded()
     if d:
         p = os.path.join(d, SONAME)
         try:
             return _open(p), p
         except (OSError, AttributeError) as e:
-            tried.append(f"{p}: {_why(e)}")
+            tried.append(f"{p}: {_why(e, p)}")
     else:
         tried.append("no library directory recorded at install")
     try:
         return _open(SONAME), SONAME
     except (OSError, AttributeError) as e:
-        tried.append(f"the loader's path: {_why(e)}")
+        tried.append(f"the loader's path: {SONAME}: {_why(e, SONAME)}")
     raise ImportError("pmon: python: cannot load libpmon: tried " +
                       "; ".join(tried) + "; PMON_LIBRARY (unset)" +
                       ": set PMON_LIBRARY to the library's path")
 
 
-def _why(e: BaseException) -> str:
+def _why(e: BaseException, path: str = "") -> str:
     if isinstance(e, AttributeError):
         return "not libpmon (no pmon_version)"
-    return str(e)
+    text = str(e)
+    for p in (path, os.path.basename(path)) if path else ():
+        if text.startswith(p + ": "):  # the loader names it first
+            return text[len(p) + 2:]
+    return text
