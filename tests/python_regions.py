@@ -11,6 +11,7 @@ already measuring (pmon-run) and init() joins it.
 import asyncio
 import pickle
 import sys
+import threading
 import time
 
 mpi = "--mpi" in sys.argv
@@ -65,6 +66,18 @@ step()
 step()
 assert other(21) == 42 and step.__name__ == "step"
 assert Solver().method(1) == 2
+
+
+def worker():
+    with pmon.region("thread"):  # each thread's own region
+        time.sleep(0.05)
+
+
+threads = [threading.Thread(target=worker) for _ in range(2)]
+for th in threads:
+    th.start()
+for th in threads:
+    th.join()
 assert asyncio.run(pmon.region("coro")(waits)()) == 7
 try:
     with pmon.region("raises"):
