@@ -144,22 +144,25 @@ struct pmon_pub {
  * multiple of 64 (lib/comm.c). */
 size_t pmon__pub_comm_bytes(void);
 
-/* The leader's private state for one meter. */
+/* The leader's private state for one meter.  Its poller writes it
+ * without the lock; the fields marked _Atomic are also read by the spool
+ * thread's snapshot (lib/report.c) while the poller runs: each is whole,
+ * though together they may be a reading apart. */
 struct pmon_mstate {
   struct pmon_meter m;
   uint64_t prev_raw[PMON_CH_MAX];
   double prev_w[PMON_CH_MAX];
-  uint64_t prev_ns;         /* time of the previous good reading */
+  _Atomic uint64_t prev_ns; /* time of the previous good reading */
   int primed;               /* a first good reading exists */
   double e[PMON_CH_MAX];    /* cumulative joules since init */
   double err[3];            /* and the error made between readings, and
                                the stamp's (struct pmon_tl_sample) */
   uint64_t due_ns;          /* next reading */
-  int failing;              /* in a run of failed reads */
+  _Atomic int failing;      /* in a run of failed reads */
   int reset_seen;           /* a reset event whose counters have not
                                gone back yet */
-  unsigned long nread, nfail;
-  unsigned long rejected;   /* failed reads that were answers the driver
+  _Atomic unsigned long nread, nfail;
+  _Atomic unsigned long rejected; /* failed reads that were answers the driver
                                refused (PMON_EFORMAT): garbage, overflow,
                                negative or implausible values */
   int estimated;
@@ -168,25 +171,25 @@ struct pmon_mstate {
    * measured.  A sampled meter whose readings are more than TTL apart
    * leaves the time between them out: nothing is invented to fill it. */
   uint64_t ttl_ns;          /* the longest interval integrated */
-  uint64_t covered_ns;      /* measured time since the first sample */
-  unsigned long gaps;       /* intervals left out */
-  uint64_t lost_ns;         /* start of the current run of failed reads,
+  _Atomic uint64_t covered_ns; /* measured time since the first sample */
+  _Atomic unsigned long gaps; /* intervals left out */
+  _Atomic uint64_t lost_ns; /* start of the current run of failed reads,
                                0 when reading */
   uint64_t wrap_ns;         /* counter meters: the shortest time in which
                                a channel can wrap (range x scale over
                                max_watts), 0 when none wraps.  Readings
                                further apart than this may hide a wrap:
                                their interval is dropped, not guessed */
-  unsigned long ambiguous;  /* intervals dropped for that */
-  uint64_t fresh_ns;        /* the last reading that brought a new value:
+  _Atomic unsigned long ambiguous; /* intervals dropped for that */
+  _Atomic uint64_t fresh_ns; /* the last reading that brought a new value:
                                not marked stale and, for a counter meter,
                                some raw value moved */
-  int frozen;               /* m.stale_s > 0 and no new value for longer
+  _Atomic int frozen;       /* m.stale_s > 0 and no new value for longer
                                than that: nothing is published (but a
                                forced reading, with energy and covered
                                time unchanged) until one comes; the span
                                from fresh_ns to it is not counted */
-  unsigned long stale;      /* frozen spans */
+  _Atomic unsigned long stale; /* frozen spans */
   uint64_t seen_ns;         /* the previous good reading, new or not */
   int seen_old;             /* and it brought nothing new */
   int olds;                 /* readings in a row that brought nothing new */
