@@ -292,39 +292,59 @@ static int init_locked(int by_preload)
   return rc;
 }
 
-void pmon__tell_pmon_run(const char *what)
+/* The pipe to pmon-run in PMON_RUN_FD, or -1; the variable is removed, so
+ * that the process's children do not write to that number. */
+static int run_fd_take(void)
 {
   const char *v = getenv(PMON_ENV_RUN_FD);
-  char *end, line[16];
+  char *end;
   long fd;
-  int n;
 
   if (v == NULL || *v == '\0')
-    return;
+    return -1;
   fd = strtol(v, &end, 10);
-  n = snprintf(line, sizeof line, "%s\n", what);
-  if (*end == '\0' && fd > 2 && fd < 65536 && n > 0 &&
-      (size_t)n < sizeof line) {
-    while (write((int)fd, line, (size_t)n) < 0 && errno == EINTR)
-      ;
-    close((int)fd);
-  }
   unsetenv(PMON_ENV_RUN_FD);
+  return *end == '\0' && fd > 2 && fd < 65536 ? (int)fd : -1;
+}
+
+/* WHAT (NULL: nothing) and a newline to FD (run_fd_take()), which is
+ * closed; nothing for -1. */
+static void run_fd_tell(int fd, const char *what)
+{
+  char line[16];
+  int n = what != NULL ? snprintf(line, sizeof line, "%s\n", what) : 0;
+
+  if (fd < 0)
+    return;
+  if (n > 0 && (size_t)n < sizeof line)
+    while (write(fd, line, (size_t)n) < 0 && errno == EINTR)
+      ;
+  close(fd);
+}
+
+void pmon__tell_pmon_run(const char *what)
+{
+  run_fd_tell(run_fd_take(), what);
 }
 
 int pmon__init(int by_preload)
 {
-  int rc;
+  int rc, run_fd;
 
   pthread_mutex_lock(&life);
   pmon__clear_error();
-  rc = init_locked(by_preload);
   /* A program's own pmon_init() under pmon-run that is not an MPI rank's
-   * (a serial program, a Python script): it reports itself, with its
-   * regions, so pmon-run gives up its measurement of the process. */
-  if (rc == 0 && !by_preload &&
-      atomic_load(&pmon__g.phase) == PMON_PHASE_RUNNING)
-    pmon__tell_pmon_run("self");
+   * (a serial program, a Python script) reports itself, with its
+   * regions, so pmon-run gives up its measurement of the process.  The
+   * variable is taken before init starts pmon's threads (unsetenv()
+   * beside threads that read the environment is a race); the pipe closed
+   * unwritten, as by a program that never calls pmon, when it fails. */
+  run_fd = by_preload || atomic_load(&pmon__g.phase) != PMON_PHASE_NONE
+             ? -1
+             : run_fd_take();
+  rc = init_locked(by_preload);
+  run_fd_tell(run_fd, rc == 0 && atomic_load(&pmon__g.phase) ==
+                                   PMON_PHASE_RUNNING ? "self" : NULL);
   pthread_mutex_unlock(&life);
   return rc;
 }
