@@ -1,12 +1,15 @@
 """tests/python.test's program: regions through the pmon package.
 
-    python_regions.py [--mpi] [--no-finalize] [--preload]
+    python_regions.py [--mpi] [--no-finalize] [--preload] [--log PREFIX]
 
 Prints what the test checks: "raised: ..." for the region whose block
 raised, "read E T", and for each misuse "error NAME CODE | MESSAGE".
 With --mpi, mpi4py initialises MPI first (every rank runs it); with
 --no-finalize the report is left to the exit; with --preload pmon is
-already measuring (pmon-run) and init() joins it.
+already measuring (pmon-run) and init() joins it.  With --log each rank
+prints to its own file, PREFIX.RANK: a launcher that merges the ranks'
+output may split a line of one rank with another's (Open MPI reads a
+rank's output from a pseudo-terminal, in whatever pieces it comes).
 """
 import asyncio
 import pickle
@@ -19,6 +22,10 @@ if mpi:
     from mpi4py import MPI
 import pmon
 
+if "--log" in sys.argv:
+    prefix = sys.argv[sys.argv.index("--log") + 1]
+    rank = MPI.COMM_WORLD.Get_rank() if mpi else 0
+    sys.stdout = open(f"{prefix}.{rank}", "w", buffering=1)
 
 def misuse(what, f, *args):
     try:
