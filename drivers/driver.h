@@ -107,6 +107,20 @@ struct pmon_meter {
                                  PMON_DRV_COUNTER and PMON_DRV_SAMPLED
                                  when the device offers both */
   double interval_s;          /* read period; open() may change it */
+  double window_s;            /* MAY be set by open(), for a sampled meter
+                                 of one channel whose reading is the mean
+                                 power over the last window_s seconds,
+                                 renewed every window_s (the windows tile
+                                 time: an ACPI power meter's
+                                 power1_average).  The core then counts
+                                 each new value as its window's energy,
+                                 the window ending where the value
+                                 changed, which it finds by reading several
+                                 times a window (interval_s well below
+                                 window_s); between two values it
+                                 interpolates no trapezoid.  0 (the
+                                 default): a reading is the power at its
+                                 instant. */
   double accuracy_rel;        /* a reading's stated accuracy, +-(R % of it
                                  + A W per channel in the node's total):
                                  R as a fraction, */

@@ -54,6 +54,10 @@
                              frozen chip ... */
 #define STALE_READINGS 5  /* ... or this many readings, if longer */
 #define AVERAGE_MIN_S 0.05 /* the shortest period taken from a chip, s */
+#define WINDOW_MIN_S 0.2  /* an average over this long or longer is read
+                             as its window's energy ... */
+#define WINDOW_READS 20   /* ... this many times a window, */
+#define WINDOW_READ_MIN_S 0.01 /* and not more often than this, s */
 #define MICRO 1e-6        /* microjoules -> J, microwatts -> W */
 #define WATTS_MAX 1e6     /* a plausible reading of one channel, W */
 
@@ -863,7 +867,7 @@ static int same_chip_before(const struct scan *s, const struct cand *k,
  * when absent).
  */
 static int build(struct pmon_meter *m, struct hw_priv *hp, struct scan *s,
-                 double interval)
+                 double interval, double window)
 {
   struct cand *k = s->cand;
   int n = s->ncand < PMON_CH_MAX ? s->ncand : PMON_CH_MAX;
@@ -915,10 +919,23 @@ static int build(struct pmon_meter *m, struct hw_priv *hp, struct scan *s,
       snprintf(m->source + len, sizeof m->source - len, "%s%s",
                len > 0 ? "," : "", chip[0] != '\0' ? chip : "?");
   }
+  /* One averaged channel whose window is long beside a read: each value
+   * is its window's energy, read WINDOW_READS times a window to find
+   * where the window ended (driver.h, window_s).  Shorter windows, and
+   * several channels (which a driver renews each at its own time), are
+   * read once a window and taken as powers. */
+  if (!counter && n == 1 && window > 0)
+    m->window_s = window;
+  else if (!counter && n == 1 && window < 0 && avg >= WINDOW_MIN_S)
+    m->window_s = avg;
   if (interval > 0)
     m->interval_s = interval;
   else if (counter)
     m->interval_s = COUNTER_S;
+  else if (m->window_s > 0)
+    m->interval_s = m->window_s / WINDOW_READS > WINDOW_READ_MIN_S
+                      ? m->window_s / WINDOW_READS
+                      : WINDOW_READ_MIN_S;
   else
     m->interval_s = avg <= 0 ? SAMPLED_S
                              : avg < AVERAGE_MIN_S ? AVERAGE_MIN_S : avg;
@@ -937,10 +954,10 @@ static int build(struct pmon_meter *m, struct hw_priv *hp, struct scan *s,
 
 static int hw_open(struct pmon_meter *m)
 {
-  static const char *const keys[] = {"label", "interval", NULL};
+  static const char *const keys[] = {"label", "interval", "window", NULL};
   struct hw_priv *hp = m->priv;
   struct scan s;
-  double interval;
+  double interval, window;
   int rc;
 
   for (int c = 0; c < PMON_CH_MAX; c++)
@@ -948,11 +965,13 @@ static int hw_open(struct pmon_meter *m)
   hp->pread = pread;
   if ((rc = pmon__spec_check_keys(&m->spec, keys)) != 0 ||
       (rc = pmon__spec_double(&m->spec, "interval", 0, 0.01, 3600,
-                              &interval)) != 0)
+                              &interval)) != 0 ||
+      (rc = pmon__spec_double(&m->spec, "window", -1, 0, 3600, &window)) !=
+        0)
     return rc;
   rc = scan(&s, m->spec.path, pmon__spec_get(&m->spec, "label"), 0);
   if (rc == 0)
-    rc = build(m, hp, &s, interval);
+    rc = build(m, hp, &s, interval, window);
   scan_free(&s);
   if (rc != 0)
     hw_close(m);

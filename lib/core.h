@@ -195,6 +195,10 @@ struct pmon_mstate {
   int olds;                 /* readings in a row that brought nothing new */
   int paced;                /* init saw the counter keep its value between
                                readings: it publishes at its own pace */
+  uint64_t pub_ns;          /* a windowed meter (m.window_s): the stamp
+                               of its last sample, where its last window
+                               ended, or init's */
+  double pub_err;           /* and how far that stamp may be off, s */
   int anchoring;            /* in pmon__meters_sample_all(): 1 at
                                finalize (stamped at the reading, not
                                half-way), 2 at init */

@@ -565,6 +565,95 @@ static void thaw(int i, const struct pmon_reading *r, uint64_t t)
   ms->frozen = 0;
 }
 
+/*
+ * A windowed meter's reading R at T (m.window_s > 0; one channel), after
+ * its first: the value is the mean power over the window that ended at
+ * its publication.  A new value was published between the reading before,
+ * which saw the old one, and this one: its sample is stamped half-way,
+ * off by half that time at most, and the time since the last sample is
+ * that window, at the new power; the time before it, when longer than a
+ * window, was windows of the old power (a device that repeats a value
+ * publishes it unseen).  A value unchanged for a window and a half was
+ * published again, a window after the last.  At finalize the time since
+ * the last window ended, which no value covers yet, is counted at the
+ * last window's power, off by all of it: the stamp's error (err[2]) is
+ * that time, and the bars take it so.  Readings further apart than a
+ * window may have missed a value: the time before the last window is
+ * then left out (a gap).  Returns as pmon__meter_fold().
+ */
+static int fold_window(int i, const struct pmon_reading *r, uint64_t t,
+                       int force)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[i];
+  const struct pmon_meter *m = &ms->m;
+  uint64_t win = (uint64_t)(m->window_s * 1e9), p, d;
+  double w = r->watts[0], old = ms->prev_w[0];
+  int changed = w != old || (r->events & PMON_EV_RESET);
+  int final = ms->anchoring == 1 || (force && ms->anchoring != 2);
+
+  ms->err[2] = 0;
+  if (!changed && ms->anchoring == 2)
+    return 1; /* init: its origin is published (the first reading) */
+  if (!changed && t - ms->pub_ns >= win + win / 2 && !final) {
+    /* the same value again, a window after the last */
+    ms->pub_ns += win;
+    ms->e[0] += old * m->window_s;
+    ms->covered_ns += win;
+    ms->err[2] = ms->pub_err;
+    ms->seen_ns = ms->prev_ns = t;
+    publish(i, ms->pub_ns);
+    return 1;
+  }
+  if (!changed && !final) {
+    ms->seen_ns = ms->prev_ns = t;
+    return 0;
+  }
+  if (changed) {
+    p = ms->seen_ns + (t - ms->seen_ns) / 2;
+    if (p <= ms->pub_ns)
+      p = ms->pub_ns + 1;
+    d = p - ms->pub_ns;
+    ms->pub_err = (double)(t - ms->seen_ns) * 0.5e-9;
+    if (r->events & PMON_EV_RESET) {
+      /* the device was lost and found again: nothing before counts */
+    } else if (t - ms->seen_ns > win) {
+      /* a window may have gone by unseen: only the last is known */
+      uint64_t known = d < win ? d : win;
+
+      ms->gaps++;
+      pmon__event(t, i, "gap",
+                  "no reading for %.3f s (more than its window of %.3f "
+                  "s): %.3f s not counted",
+                  (double)(t - ms->seen_ns) * 1e-9, m->window_s,
+                  (double)(d - known) * 1e-9);
+      ms->e[0] += w * (double)known * 1e-9;
+      ms->covered_ns += known;
+    } else if (d < win + win / 2) {
+      ms->e[0] += w * (double)d * 1e-9;
+      ms->covered_ns += d;
+    } else {
+      ms->e[0] += old * (double)(d - win) * 1e-9 + w * m->window_s;
+      ms->covered_ns += d;
+    }
+    ms->prev_w[0] = old = w;
+    ms->pub_ns = p;
+    ms->fresh_ns = t;
+    ms->err[2] = ms->pub_err;
+  }
+  if (final && t > ms->pub_ns) {
+    /* finalize: the time no window covers yet, at the last power */
+    d = t - ms->pub_ns;
+    ms->e[0] += old * (double)d * 1e-9;
+    ms->covered_ns += d;
+    ms->pub_err = (double)d * 1e-9;
+    ms->err[2] = ms->pub_err;
+    ms->pub_ns = t;
+  }
+  ms->seen_ns = ms->prev_ns = t;
+  publish(i, ms->pub_ns);
+  return 1;
+}
+
 int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
                      int force)
 {
@@ -602,8 +691,17 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
     ms->seen_ns = t;
     ms->seen_old = 0;
     ms->primed = 1;
+    if (m->window_s > 0) { /* and the origin of a windowed meter's */
+      ms->pub_ns = t;
+      ms->pub_err = 0;
+      ms->err[2] = 0;
+      publish(i, t);
+      return 1;
+    }
     return 0;
   }
+  if (m->window_s > 0)
+    return fold_window(i, r, t, force);
   /* A counter that did not move brings nothing new, as a reading the
    * driver marks stale; a device that brings nothing new for longer than
    * its stale_s is frozen. */

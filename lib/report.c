@@ -67,6 +67,8 @@ static json_t *meters_json(void)
                   (m->flags & PMON_DRV_COUNTER) ? "counter" : "sampled",
                   "estimated", g->ms[i].estimated, "interval_s",
                   m->interval_s, "channels", chs);
+    if (m->window_s > 0) /* each value its window's energy (driver.h) */
+      json_object_set_new(o, "window_s", json_real(m->window_s));
     if (m->source[0] != '\0')
       json_object_set_new(o, "source", json_string(m->source));
     if (m->note[0] != '\0')

@@ -5,7 +5,8 @@
  *
  * The driver plays P(t) = 100 W + 50 W/s * t (a ramp) or a square wave;
  * region energies must match the analytic integral over the region's own
- * begin and end times, which fall between samples.
+ * begin and end times, which fall between samples.  A windowed meter
+ * (window_s) on a simulated clock: its samples where its windows end.
  */
 #include "config.h"
 
@@ -492,6 +493,98 @@ START_TEST(test_total_plan)
 }
 END_TEST
 
+/* A windowed meter (window_s 1 s) on the simulated clock, read every
+ * 0.05 s: its windows end at 0.23 + k s (k >= 1), each giving the mean
+ * power over the second before it; before the first, the value is 200 W.
+ * Window values, from k = 1: 100, 300, 300 (repeated), 300, 50, 400, 150
+ * (not seen: no reading from 5.9 to 7.4 s), 250. */
+static const double win_w[] = {200, 100, 300, 300, 300, 50, 400, 150, 250,
+                               250};
+static double win_t; /* the simulated reading's time, s */
+
+static int win_read(struct pmon_meter *m, struct pmon_reading *r)
+{
+  int k = win_t < 0.23 ? 0 : 1 + (int)(win_t - 0.23);
+
+  (void)m;
+  r->watts[0] = win_w[k < 9 ? k : 9];
+  return 0;
+}
+
+static const struct pmon_driver windowed = {
+  .name = "windowed",
+  .description = "a mean power over each second, for tests",
+  .flags = PMON_DRV_SAMPLED,
+  .interval_s = 0.05,
+  .open = fake_open,
+  .read = win_read,
+};
+
+/* Each new value is its window's energy, the window ending half-way
+ * between the reading that saw it and the one before; a repeated value
+ * counts a window after the last; readings 1.6 s apart count the last
+ * window only (a gap); finalize counts the time since the last window at
+ * its power, all of it in the stamp's error. */
+START_TEST(test_window)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_mstate *ms = &g->ms[0];
+  struct pmon_tl_sample s;
+  int gaps = 0;
+  /* the samples: stamps (s) and energies (J) */
+  static const double want_t[] = {0,     0.225, 1.225, 2.225, 3.225,
+                                  4.225, 5.225, 6.65,  8.0};
+  static const double want_e[] = {0,    22.5,   322.5,  622.5, 922.5,
+                                  972.5, 1372.5, 1622.5, 1960};
+
+  memset(ms, 0, sizeof *ms);
+  ms->m.drv = &windowed;
+  ms->m.interval_s = 0.05;
+  ms->m.window_s = 1;
+  ms->m.flags = windowed.flags;
+  ck_assert_int_eq(windowed.open(&ms->m), 0);
+  ms->ttl_ns = 10000000000u;
+  g->t_init_ns = SIM_T0;
+  for (int k = 0; k <= 160; k++) {
+    struct pmon_reading r;
+
+    win_t = k * 0.05;
+    if (k > 117 && k < 149) /* 5.9 .. 7.4 s: no reading */
+      continue;
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(win_read(&ms->m, &r), 0);
+    pmon__meter_fold(0, 0, &r, SIM_T0 + (uint64_t)k * 50000000u, k == 160);
+  }
+  ck_assert_uint_eq(pmon__tl_seq(&g->sh->tl[0]), 9);
+  for (uint64_t i = 0; i < 9; i++) {
+    ck_assert_int_eq(pmon__tl_get(&g->sh->tl[0], i, &s), 0);
+    ck_assert_msg(fabs((double)(s.t_ns - SIM_T0) * 1e-9 - want_t[i]) < 1e-9,
+                  "sample %d at %.9f s, want %.3f s", (int)i,
+                  (double)(s.t_ns - SIM_T0) * 1e-9, want_t[i]);
+    ck_assert_msg(fabs(s.e[0] - want_e[i]) < 1e-6,
+                  "sample %d: %.9f J, want %.3f J", (int)i, s.e[0],
+                  want_e[i]);
+    ck_assert(s.err[0] == 0 && s.err[1] == 0); /* no trapezoid */
+  }
+  /* the repeated values' samples keep the stamp error of the one they
+   * follow (half a reading); the gap's, half the readings' distance;
+   * finalize's, the time since the last window */
+  ck_assert_int_eq(pmon__tl_get(&g->sh->tl[0], 3, &s), 0);
+  ck_assert(fabs(s.err[2] - 0.025) < 1e-9);
+  ck_assert_int_eq(pmon__tl_get(&g->sh->tl[0], 7, &s), 0);
+  ck_assert(fabs(s.err[2] - 0.8) < 1e-9);
+  ck_assert_int_eq(pmon__tl_get(&g->sh->tl[0], 8, &s), 0);
+  ck_assert(fabs(s.err[2] - 1.35) < 1e-9);
+  /* measured: all but what the gap left out, 0.425 s */
+  ck_assert_msg(llabs((long long)ms->covered_ns - 7575000000LL) < 10,
+                "covered %.9f s", (double)ms->covered_ns * 1e-9);
+  for (int i = 0; i < g->nevents; i++)
+    gaps += strcmp(g->events[i].type, "gap") == 0;
+  ck_assert_int_eq(gaps, 1);
+  ck_assert_uint_eq(ms->gaps, 1);
+}
+END_TEST
+
 START_TEST(test_timeline_ring)
 {
   struct pmon_tl *tl = calloc(1, sizeof *tl);
@@ -529,6 +622,7 @@ int main(void)
   tcase_add_test(tc, test_stale_no_limit);
   tcase_add_test(tc, test_total_plan);
   tcase_add_test(tc, test_timeline_ring);
+  tcase_add_test(tc, test_window);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -31,6 +31,13 @@
  *                     run): a node whose power jumps at every
  *                     publication, for the error bars' test (--log says
  *                     what was drawn)
+ *     --hwmon ROOT    also play an ACPI power meter: a sysfs tree under
+ *                     ROOT (PMON_SYSFS_ROOT) with one chip, class/hwmon/
+ *                     hwmon0, "power_meter", whose power1_average is the
+ *                     mean power since the publication before (microwatts,
+ *                     unrounded), renewed at each publication, and whose
+ *                     power1_average_interval is the period: with --hz 1,
+ *                     a meter that averages over a second, once a second
  *     --log FILE      append a line "NS WATTS" at each publication: its
  *                     CLOCK_MONOTONIC instant and the power since the one
  *                     before, so that a test knows what the node really
@@ -388,6 +395,9 @@ int main(int argc, char **argv)
   struct follow fl = {.pidfile = NULL, .idle_w = -1, .cores = 0,
                       .freq_file = NULL, .freq_max = 0, .sched_fd = -1};
   const char *schedule = NULL;
+  const char *hwmon = NULL;
+  char hwdir[4096] = "";
+  double hw_e = 0, hw_t = 0; /* the energy at the last publication, t */
 
   if (argc < 3) {
     fprintf(stderr, "usage: pmfeed DIR WATTS [--hz N] [--ex] [--seconds S] "
@@ -442,6 +452,8 @@ int main(int argc, char **argv)
       fl.random_lo = atof(argv[++i]);
     } else if (i + 1 < argc && strcmp(argv[i], "--schedule") == 0)
       schedule = argv[++i];
+    else if (i + 1 < argc && strcmp(argv[i], "--hwmon") == 0)
+      hwmon = argv[++i];
     else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
       srand48(atol(argv[++i]));
     else {
@@ -505,6 +517,28 @@ int main(int argc, char **argv)
   put_u64(dir, "generation", generation, NULL, 0);
   put_u64(dir, "power_cap", 0, "W", ex);
   put(dir, "version", "2\n");
+  if (hwmon != NULL) {
+    char text[64];
+    static const char *const sub[] = {"", "/class", "/class/hwmon",
+                                      "/class/hwmon/hwmon0"};
+
+    for (size_t k = 0; k < sizeof sub / sizeof sub[0]; k++) {
+      snprintf(hwdir, sizeof hwdir, "%s%s", hwmon, sub[k]);
+      mkdir(hwdir, 0755);
+    }
+    snprintf(text, sizeof text, "%.0f\n", 1000 / hz);
+    if (put(hwdir, "name", "power_meter\n") != 0 ||
+        put(hwdir, "power1_oem_info", "pmfeed\n") != 0 ||
+        put(hwdir, "power1_average_interval", text) != 0)
+      return 2;
+    snprintf(text, sizeof text, "%.0f\n",
+             (fl.pidfile || fl.freq_file || fl.random || fl.sched_fd >= 0
+                ? fl.w
+                : watts) *
+               1e6);
+    if (put(hwdir, "power1_average", text) != 0)
+      return 2;
+  }
   t0 = now();
   fl.boot_s = boottime();
   while (!done) {
@@ -575,6 +609,17 @@ int main(int argc, char **argv)
       t = now() - t0;
     }
     put_u64(dir, "freshness", ++fresh, NULL, 0);
+    if (hwmon != NULL) { /* the mean power since the last publication */
+      double hw = offset + joules(&fl, watts, t);
+      char text[64];
+
+      if (t > hw_t && tick > 0) {
+        snprintf(text, sizeof text, "%.0f\n", (hw - hw_e) / (t - hw_t) * 1e6);
+        put(hwdir, "power1_average", text);
+      }
+      hw_e = hw;
+      hw_t = t;
+    }
     t_pub = t;
     if (log != NULL) {
       fprintf(log, "%.0f %.6f\n", (t0 + t) * 1e9,

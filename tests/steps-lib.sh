@@ -82,11 +82,14 @@ judge() {
 # PLAN (their arguments on its first line, the run's length on its
 # second) on one rank, check that PAIRS pairs were printed, and make
 # $TMP/a.truth (truth() of the pairs) for the report $R.
+# STEPS_FEED: more arguments for the feeder (split); STEPS_METERS: the
+# meters, pm_counters on the feeder's directory when unset.
 steps_run() {
-  feed "$TMP/m" 100 --schedule "$TMP/m.sched"
+  # shellcheck disable=SC2086 # the feeder's arguments, split
+  feed "$TMP/m" 100 --schedule "$TMP/m.sched" ${STEPS_FEED:-}
   set -- "$(head -1 "$1")" "$(tail -1 "$1")" "$2"
   # shellcheck disable=SC2086 # the plan's arguments, split
-  PMON_METERS=pm_counters:$TMP/m PMON_OUTPUT=$TMP/a.json PMON_QUIET=1 \
+  PMON_METERS=${STEPS_METERS:-pm_counters:$TMP/m} PMON_OUTPUT=$TMP/a.json PMON_QUIET=1 \
     "$MPIRUN" -n 1 $WR "$2" $1 > "$TMP/a.out" 2> "$TMP/a.err"
   rc=$?
   [ $rc = 77 ] && exit 77

@@ -521,6 +521,9 @@ static void show_entry(const struct node *n, int i)
   field("kind:", "%s",
         kind_text(e->open ? e->m.flags : drv->flags, buf, sizeof buf));
   field("interval:", "%.3g s", e->open ? e->m.interval_s : drv->interval_s);
+  if (e->open && e->m.window_s > 0)
+    field("window:", "%.3g s: each value is the mean power over it",
+          e->m.window_s);
   field("source:", "%s", source_text(e, buf, sizeof buf));
   if (!e->open) {
     field("status:", "not usable: %s", e->why);
