@@ -176,6 +176,22 @@ void pmon__fit_flush(struct pmon_fit *f)
   advance(f, pmon__tl_seq(&pmon__g.sh->tl[f->m]));
 }
 
+void pmon__fit_flush_until(struct pmon_fit *f, uint64_t t)
+{
+  const struct pmon_tl *tl;
+  struct pmon_tl_sample s;
+  uint64_t seq, i;
+
+  if (f->m < 0 || f->tk == 0)
+    return;
+  tl = &pmon__g.sh->tl[f->m];
+  seq = pmon__tl_seq(tl);
+  for (i = f->k + 1; i < seq; i++)
+    if (pmon__tl_get(tl, i, &s) != 0 || s.t_ns > t)
+      break;
+  advance(f, i);
+}
+
 /* Cholesky of G restricted to the columns of SET (N of them) into L (row
  * major, N x N); -1 when not positive definite. */
 static int chol(const double *g, const int *set, int n, double *l)

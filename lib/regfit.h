@@ -82,6 +82,9 @@ static inline void pmon__fit_mark(struct pmon_fit *f, uint64_t now,
 
 /* Close every interval the timeline has now; the open one is dropped. */
 void pmon__fit_flush(struct pmon_fit *f);
+/* The same for the intervals that end by T (a copy of a thread's fit
+ * made at T, whose marks since are not known). */
+void pmon__fit_flush_until(struct pmon_fit *f, uint64_t t);
 /* Add one row: X[PMON_FIT_N] seconds, E joules. */
 void pmon__fit_row(struct pmon_fit *f, const double *x, double e);
 /* The fit: P[] each column's watts (0 outside the solution), VAR[] their

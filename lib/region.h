@@ -83,6 +83,8 @@ struct pmon_thread {
   char *pub_buf;            /* copies of its region blocks */
   size_t pub_len;
   uint32_t pub_n, pub_left; /* blocks in it, and left out for room */
+  uint64_t pub_fit, pub_t;  /* the bytes of its fit's copy after them (0:
+                               none), and when it was made */
   struct pmon_fit *fit;     /* its regions' power over the intervals
                                (lib/regfit.c); NULL: none */
   /* The fit's figures (pmon__regions_table()): each column's watts and

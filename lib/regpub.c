@@ -33,14 +33,16 @@
 #include "region.h"
 #include "rtab.h"
 
-/* A thread's chunk of the slot; its blocks follow. */
+/* A thread's chunk of the slot; its blocks follow (BYTES), then a copy
+ * of its fit (FIT bytes: 0 or FIT_BYTES) as it was at T_NS. */
 struct pub_chunk {
   uint32_t thread, n;
-  uint64_t bytes;
+  uint64_t bytes, fit, t_ns;
 };
 
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
 #define PUB_DATA (PMON_PUB_BYTES - sizeof(struct pmon_pub))
+#define FIT_BYTES ALIGN8(sizeof(struct pmon_fit))
 
 /* Publication for the spool: PERIOD is pmon__g.pub_interval_s in ns
  * (pmon__pub_start()), LOCK serialises the threads that write the rank's
@@ -107,18 +109,19 @@ static void write_slot(uint64_t now)
   off = 8 + ALIGN8(iolen);
   pthread_mutex_lock(&g->threads_lock);
   for (struct pmon_thread *x = g->threads; x != NULL; x = x->next) {
-    struct pub_chunk c = {(uint32_t)x->index, x->pub_n, x->pub_len};
+    struct pub_chunk c = {(uint32_t)x->index, x->pub_n, x->pub_len,
+                          x->pub_fit, x->pub_t};
 
     left += x->pub_left;
     if (x->pub_n == 0)
       continue;
-    if (off + sizeof c + x->pub_len > PUB_DATA) {
+    if (off + sizeof c + x->pub_len + x->pub_fit > PUB_DATA) {
       left += x->pub_n;
       continue;
     }
     memcpy(b + off, &c, sizeof c);
-    memcpy(b + off + sizeof c, x->pub_buf, x->pub_len);
-    off += sizeof c + x->pub_len;
+    memcpy(b + off + sizeof c, x->pub_buf, x->pub_len + x->pub_fit);
+    off += sizeof c + x->pub_len + x->pub_fit;
   }
   pthread_mutex_unlock(&g->threads_lock);
   /* Odd while it is written. */
@@ -168,9 +171,9 @@ static void publish(struct pmon_thread *t, uint64_t now)
       need += block_size(r);
   }
   /* Half the slot at most: the other half is the I/O's. */
-  if (need > PUB_DATA / 2 - sizeof(struct pub_chunk))
-    need = PUB_DATA / 2 - sizeof(struct pub_chunk);
-  if ((buf = realloc(t->pub_buf, need ? need : 1)) != NULL) {
+  if (need > PUB_DATA / 2 - sizeof(struct pub_chunk) - FIT_BYTES)
+    need = PUB_DATA / 2 - sizeof(struct pub_chunk) - FIT_BYTES;
+  if ((buf = realloc(t->pub_buf, need + FIT_BYTES)) != NULL) {
     t->pub_buf = buf;
     t->pub_n = t->pub_left = 0;
     for (size_t i = 0; i < t->regions.cap; i++) {
@@ -189,6 +192,15 @@ static void publish(struct pmon_thread *t, uint64_t now)
       t->pub_n++;
     }
     t->pub_len = off;
+    /* and its fit's sums, from which the spool's figures are fitted as
+     * finalize's are (rank_regions()) */
+    t->pub_fit = 0;
+    t->pub_t = now;
+    if (t->fit != NULL && t->fit->m >= 0) {
+      memset(buf + off, 0, FIT_BYTES);
+      memcpy(buf + off, t->fit, sizeof *t->fit);
+      t->pub_fit = FIT_BYTES;
+    }
   }
   write_slot(now);
   pthread_mutex_unlock(&pubs.lock);
@@ -253,6 +265,38 @@ static int by_thread(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* The fit that chunk C carries at FIT, made into figures as finalize
+ * makes a thread's (pmon__regions_table()) over the intervals that ended
+ * by its copy's time, in *T (allocated at the first, reused after);
+ * NULL when it has none or it is not sound (the regions then keep
+ * interpolation's figures). */
+static const struct pmon_thread *fit_of(struct pmon_thread **t,
+                                        const struct pub_chunk *c,
+                                        const char *fit)
+{
+  const struct pmon_shared *sh = pmon__g.sh;
+  struct pmon_fit *f;
+
+  if (c->fit != FIT_BYTES ||
+      (*t == NULL && (*t = calloc(1, sizeof **t + sizeof *f)) == NULL))
+    return NULL;
+  f = (struct pmon_fit *)(void *)(*t + 1);
+  memcpy(f, fit, sizeof *f);
+  /* a copy of this process's own struct, whole (read_slot()); its
+   * indices are checked before they are used */
+  if (f->m != sh->total_meter || f->m < 0 || f->nslots < 0 ||
+      f->nslots > PMON_FIT_SLOTS || f->cur < 0 || f->cur >= PMON_FIT_N)
+    return NULL;
+  for (int i = 0; i < PMON_FIT_SEGS; i++)
+    if (f->seg_slot[i] >= PMON_FIT_N)
+      return NULL;
+  (*t)->fit = f;
+  pmon__fit_flush_until(f, c->t_ns);
+  (*t)->fit_ok = pmon__fit_solve(f, (*t)->fit_p, (*t)->fit_var,
+                                 &(*t)->fit_s2) == 0;
+  return *t;
+}
+
 /* The regions of a slot's copy BUF (LEN bytes) of world rank RANK, into
  * the node's table NODE.  0, or -1 when the copy is not well formed. */
 static int rank_regions(struct pmon_rtab *node, char *buf, size_t len,
@@ -261,6 +305,7 @@ static int rank_regions(struct pmon_rtab *node, char *buf, size_t len,
 {
   struct pub_chunk **ch;
   struct pmon_rtab tab;
+  struct pmon_thread *fitted = NULL;
   uint64_t iolen;
   size_t off, n = 0;
   int rc = 0;
@@ -279,17 +324,20 @@ static int rank_regions(struct pmon_rtab *node, char *buf, size_t len,
   while (off + sizeof(struct pub_chunk) <= len) {
     struct pub_chunk *c = (struct pub_chunk *)(buf + off);
 
-    if (c->bytes > len - off - sizeof *c || c->bytes % 8 != 0) {
+    if (c->bytes > len - off - sizeof *c || c->bytes % 8 != 0 ||
+        (c->fit != 0 && c->fit != FIT_BYTES) ||
+        c->fit > len - off - sizeof *c - c->bytes) {
       free(ch);
       return -1;
     }
     ch[n++] = c;
-    off += sizeof *c + c->bytes;
+    off += sizeof *c + c->bytes + c->fit;
   }
   qsort(ch, n, sizeof *ch, by_thread);
   pmon__rtab_init(&tab, PMON_RT_NODE, node->list_max);
   for (size_t i = 0; i < n && rc == 0; i++) {
     char *p = (char *)(ch[i] + 1), *end = p + ch[i]->bytes;
+    const struct pmon_thread *t = fit_of(&fitted, ch[i], end);
 
     for (uint32_t k = 0; k < ch[i]->n; k++) {
       struct region *r = (struct region *)p;
@@ -303,9 +351,10 @@ static int rank_regions(struct pmon_rtab *node, char *buf, size_t len,
       }
       p += block_size(r);
       pmon__region_settle(r, seq, last, known_ns);
-      pmon__region_table_add(&tab, NULL, r, rank);
+      pmon__region_table_add(&tab, t, r, rank);
     }
   }
+  free(fitted);
   free(ch);
   own_time(&tab);
   for (size_t k = 0; k < tab.cap && rc == 0; k++)
@@ -401,6 +450,11 @@ json_t *pmon__regions_spool_json(const struct pmon_rtab *node)
                      "power_w", num_or_null(power),
                      "coverage", num_or_null(r->coverage), "first_s",
                      r->first_s));
+    /* how its energy came: fitted over the intervals (as finalize
+     * would), or interpolation's */
+    if (isfinite(r->energy_j) && r->fitted)
+      json_object_set_new(json_array_get(out, json_array_size(out) - 1),
+                          "energy_method", json_string("fit"));
   }
   free(sorted);
   return out;

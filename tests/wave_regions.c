@@ -32,10 +32,15 @@
  * pmon_finalize(), which a test compares with SECONDS to see that pmon
  * did not hold the program up).  Exit status 0; 1 when pmon fails; 2 on
  * bad usage.
+ *
+ * With WAVE_REGIONS_KILL set, each rank prints its own "region" lines
+ * after SECONDS and kills itself (SIGKILL), without pmon_finalize(): a
+ * job that died, for the spool's tests.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +223,15 @@ int main(int argc, char **argv)
     }
   }
   until(base + (long long)(seconds * 1e9));
+  if (getenv("WAVE_REGIONS_KILL") != NULL) {
+    /* a job killed before its end: each rank its own lines, then gone */
+    for (int i = 0; i < n; i++)
+      if (reg[i].from < 0 && (reg[i].rank == rank ||
+                              (reg[i].rank < 0 && rank == 0)))
+        printf("region %s %lld %lld\n", reg[i].name, reg[i].t0, reg[i].t1);
+    fflush(stdout);
+    raise(SIGKILL);
+  }
   if ((rc = pmon_finalize()) != 0)
     fprintf(stderr, "wave_regions: pmon_finalize: %s\n", pmon_strerror(rc));
   elapsed = (double)(now_ns() - base) * 1e-9;

@@ -405,6 +405,7 @@ static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
     double err = 0;
     json_int_t count = 0, unclosed = 0;
     int measured = 0;
+    size_t fitted = 0;
     json_t *o, *nl;
 
     for (j = 0; j < m; j++) {
@@ -419,6 +420,10 @@ static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
       num_or_nan(rec, "power_w", &p);
       num_or_nan(rec, "coverage", &c);
       r[j].energy = e;
+      fitted += !isnan(e) &&
+                json_is_string(json_object_get(rec, "energy_method")) &&
+                strcmp(json_string_value(json_object_get(rec, "energy_method")),
+                       "fit") == 0;
       count = add(count, json_integer_value(json_object_get(rec, "count")));
       unclosed =
         add(unclosed, json_integer_value(json_object_get(rec, "unclosed")));
@@ -450,10 +455,14 @@ static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
       json_object_set_new(o, "energy_err_j", measured && isfinite(err)
                                                ? json_real(err)
                                                : json_null());
-      /* The spool carries the regions' boundaries as sums, not the
-       * intervals a fit needs: a rebuilt figure is interpolation's. */
+      /* A node's figure fitted over its intervals says so in its spool
+       * (lib/regpub.c); the job's is the fit's when every measured
+       * node's is. */
       json_object_set_new(o, "energy_method",
-                          json_string(measured ? "interpolation" : "none"));
+                          json_string(!measured         ? "none"
+                                      : fitted == 0     ? "interpolation"
+                                      : fitted + without == m ? "fit"
+                                                        : "mixed"));
     }
     if (o != NULL && (json_int_t)m <= max) {
       nl = json_array();
