@@ -562,11 +562,13 @@ static void put_slices(struct text *b, int points, double f, double f_err)
     nb = 0;
   /* CPU readings come with the node total's samples.  Two further apart
    * than its samples may be (its driver's stale limit, or for a driver
-   * without one PMON_TTL_READINGS intervals), plus the readings' own
+   * without one PMON_TTL_READINGS intervals, or windows for a windowed
+   * meter, which publishes once a window), plus the readings' own
    * spacing, have nothing measured between them. */
   if (pmon__g.total_meter >= 0 && pmon__g.ms != NULL) {
     const struct pmon_meter *m = &pmon__g.ms[pmon__g.total_meter].m;
-    double ttl = PMON_TTL_READINGS * m->interval_s;
+    double ttl = PMON_TTL_READINGS *
+                 (m->window_s > m->interval_s ? m->window_s : m->interval_s);
 
     cpu_gap = (uint64_t)((m->stale_s > ttl ? m->stale_s : ttl) * 1e9);
   }
