@@ -510,14 +510,15 @@ static inline void pmon__share_apply(double f, double f_err, double *e,
   *e *= f;
 }
 
-/* As pmon__err_combine(), for errors of which a part, LEAN, may go one
- * way for every boundary alike (a region's interpolation left where a
- * step was not shown, lib/region.c): that part adds to the 95 %
- * interval as it is, and the bar is never wider than the bound. */
+/* As pmon__err_combine(), for errors of which a part, whose bounds sum
+ * to LEAN, may go one way for every boundary alike (a region's
+ * boundaries left to interpolation, lib/region.c): that part adds to the
+ * 95 % interval of the others as it is; the bar is never wider than the
+ * bound. */
 static inline double pmon__err_lean(double lin, double bound, double sq,
                                     double lean)
 {
-  double rss = 1.96 * sqrt(sq / 3) + fabs(lean);
+  double rss = 1.96 * sqrt(sq / 3) + lean;
 
   return lin + (rss < bound ? rss : bound);
 }

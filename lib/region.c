@@ -85,8 +85,10 @@ struct rmeter {
   /* The step at a boundary (step_mend()), for the resolved bucket whose
    * bound waits for the power after it: what it needs to mend its
    * interpolation (the mends go into the energies, e[]). */
-  float lean;       /* what the mends not made would have moved: the
-                       part of the error that may lean one way */
+  float crowd;      /* the bounds of the boundaries left to
+                       interpolation: their errors may all lean one way
+                       (a step at each, a region's power above or below
+                       its surroundings), so they add up */
   float q_a;        /* one boundary: its sign; a pair: the time outside
                        it, signed as s1 */
   float q_x;        /* what to mend: NAN nothing; one boundary at x
@@ -545,10 +547,8 @@ static double step_mend(struct rmeter *b, int m, const struct pmon_tl_sample *sj
     double emin = fmax(tau * lo, mean * dt - (dt - tau) * hi);
 
     shown = fabs(mean - pred) <= fmax(0.25 * fabs(prev - next), q);
-    if (!shown) {
-      b->lean += (float)(sgn * (qd + e));
+    if (!shown)
       return -1;
-    }
     /* The energy from the interval's start to the boundary, kept within
      * what powers from lo to hi allow there and in the rest of it. */
     e = e > emax ? emax : e < emin ? emin : e;
@@ -558,10 +558,8 @@ static double step_mend(struct rmeter *b, int m, const struct pmon_tl_sample *sj
   /* kind 2: a pair (or a gap) inside the interval */
   shown = fabs(prev - next) <= q;
   c = b->q_a * (mean - (prev + next) / 2);
-  if (!shown) {
-    b->lean += (float)c;
+  if (!shown)
     return -1;
-  }
   {
     double in = dt - fabs(b->q_a), e0 = in * mean, sgn = b->q_a >= 0 ? 1 : -1;
     double e = e0 + sgn * c;
@@ -592,12 +590,21 @@ static void bound_settle(struct region *r, int m)
   w = step_mend(b, m, &x, next, total_channel(r, m));
   one = (b->p_hi - b->p_lo) * (w >= 0 ? w : b->p_w) + sh->res_j[m];
   inside = b->p_in * (b->p_hi - b->p_lo + b->p_c);
+  /* A mended boundary's error is what is left of the stamps and the
+   * range, as likely one way as the other; one left to interpolation may
+   * lean with all the others (docs/report-format.md). */
   if (b->p_in > 0 && inside < b->p_nb * one) {
     b->err[0] += inside;
-    b->err[1] += inside * inside;
+    if (w < 0)
+      b->crowd += (float)inside;
+    else
+      b->err[1] += inside * inside;
   } else {
     b->err[0] += b->p_nb * one;
-    b->err[1] += b->p_nb * one * one;
+    if (w < 0)
+      b->crowd += (float)(b->p_nb * one);
+    else
+      b->err[1] += b->p_nb * one * one;
   }
   b->pend = 0;
 }
@@ -969,7 +976,7 @@ static void node_total(struct region *r, double *e, double *cover,
 {
   const struct pmon_shared *sh = pmon__g.sh;
   double time_s = (double)r->time_ns * 1e-9, sum = 0, least = 1;
-  double lin = 0, bound = 0, sq = 0, lean = 0;
+  double lin = 0, bound = 0, sq = 0, crowd = 0;
 
   *e = *cover = *err = NAN;
   if (sh == NULL || sh->total_meter < 0 || r->unresolved != 0)
@@ -989,14 +996,14 @@ static void node_total(struct region *r, double *e, double *cover,
     lin += sh->acc_rel[m] * fabs(em) + sh->acc_w[m] * fabs(b->covered);
     bound += fabs(b->err[0]);
     sq += fabs(b->err[1]);
-    lean += b->lean;
+    crowd += b->crowd;
     /* Rounding may take a fully measured region a hair past 1. */
     f = f < 0 ? 0 : f > 1 ? 1 : f;
     least = f < least ? f : least;
   }
   *e = sum;
   *cover = least;
-  *err = pmon__err_lean(lin, bound, sq, lean);
+  *err = pmon__err_lean(lin, bound, sq, crowd);
   if (bound_out != NULL)
     *bound_out = bound;
 }
