@@ -14,7 +14,9 @@
  * MPI_File_close ("meta_time_s 0.0123": a node's I/O phases include
  * those calls, and the barrier wait between the open and the first
  * write when it is short enough to merge), and the bytes moved ("bytes
- * 123456").  Exit status 1 on any MPI error.
+ * 123456"), then each rank's start and end of each phase ("span PHASE
+ * RANK T0 T1", MPI_Wtime seconds), from which a test takes a node's own
+ * I/O time.  Exit status 1 on any MPI error.
  * Each phase is the region "io" and each sleep the region "idle", for the
  * timeline's test; they fail, harmlessly, when pmon was not started (by
  * the interposition library's MPI_Init).
@@ -47,10 +49,20 @@ int main(int argc, char **argv)
   double idle = argc > 4 ? atof(argv[4]) : 0.3, total = 0;
   double t_open = 0, pre = 0, close_s, meta[2] = {0, 0};
   long long bytes = 0, all = 0;
+  double *spans; /* rank 0: each phase's ranks' start and end */
+  int size;
   MPI_File fh;
 
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (phases < 1)
+    phases = 1;
+  if ((spans = calloc((size_t)phases * (size_t)size * 2, sizeof *spans)) ==
+      NULL) {
+    fprintf(stderr, "io_phases: out of memory\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   if (argc < 2) {
     if (rank == 0)
       fprintf(stderr, "usage: io_phases FILE [PHASES [SECONDS [IDLE]]]\n");
@@ -85,6 +97,12 @@ int main(int argc, char **argv)
     MPI_Reduce(&t0, &first, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
     MPI_Reduce(&t1, &last, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     total += last - first;
+    {
+      double mine[2] = {t0, t1};
+
+      MPI_Gather(mine, 2, MPI_DOUBLE, spans + (size_t)p * 2 * size, 2,
+                 MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    }
     nap.tv_sec = (time_t)idle;
     nap.tv_nsec = (long)((idle - (double)nap.tv_sec) * 1e9);
     pmon_region_begin("idle");
@@ -100,8 +118,14 @@ int main(int argc, char **argv)
   if (rank == 0) {
     printf("io_time_s %.6f\nmeta_time_s %.6f\nbytes %lld\n", total,
            meta[0] + meta[1], all);
+    for (int p = 0; p < phases; p++)
+      for (int r = 0; r < size; r++)
+        printf("span %d %d %.6f %.6f\n", p, r,
+               spans[((size_t)p * size + (size_t)r) * 2],
+               spans[((size_t)p * size + (size_t)r) * 2 + 1]);
     MPI_File_delete(argv[1], MPI_INFO_NULL);
   }
+  free(spans);
   MPI_Finalize();
   return 0;
 }

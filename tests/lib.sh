@@ -94,6 +94,24 @@ io_time() {
   fi
 }
 
+# node_io_time OUT REPORT NODE: the I/O time of NODE's ranks as
+# tests/io_phases measured it (the "span" lines of its output OUT): per
+# phase, from the first of them to start to the last to end, summed.  A
+# node's own: on a busy machine one node's rank may start or end a phase
+# late, which the job-wide io_time_s counts and the other node does not.
+# The node's ranks are its leader_rank and the ranks after it in REPORT (a
+# launcher that places ranks in blocks).
+node_io_time() {
+  nt_a=$($JGET "$2" "nodes/name=$3/leader_rank")
+  nt_n=$($JGET "$2" "nodes/name=$3/ranks")
+  awk -v a="$nt_a" -v n="$nt_n" '
+    $1 == "span" && $3 >= a && $3 < a + n {
+      if (!($2 in lo) || $4 < lo[$2]) lo[$2] = $4
+      if (!($2 in hi) || $5 > hi[$2]) hi[$2] = $5
+    }
+    END { for (p in lo) s += hi[p] - lo[p]; printf "%.6f\n", s }' "$1"
+}
+
 # fed_near WHAT VALUE WATTS REPORT DIR [NODE]: VALUE, a node's mean power
 # over REPORT's span (nodes[NODE].monotonic_ns), against a feeder of DIR
 # (feed) at a constant WATTS.  pmon reads the counters a while after the
