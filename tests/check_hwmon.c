@@ -268,7 +268,9 @@ START_TEST(test_acpi_device_subdir)
   ck_assert_uint_eq(meter.ch[0].flags, PMON_CH_TOTAL);
   ck_assert_uint_eq(meter.flags, PMON_DRV_SAMPLED);
   ck_assert_double_eq_tol(meter.ch[0].scale, 1.0, 1e-15);
-  ck_assert_double_eq_tol(meter.interval_s, 0.25, 1e-12);
+  /* an average over 0.25 s is windowed: read 20 times a window */
+  ck_assert_double_eq_tol(meter.window_s, 0.25, 1e-12);
+  ck_assert_double_eq_tol(meter.interval_s, 0.0125, 1e-12);
   ck_assert_str_eq(meter.source, "power_meter");
   ck_assert_str_eq(meter.note, "");
   ck_assert_ptr_nonnull(strstr(priv.path[0], "hwmon5/device/power1_average"));
@@ -291,9 +293,19 @@ START_TEST(test_average_and_intervals)
   put("class/hwmon/hwmon1/power1_average_interval", "10\n");
   ck_assert_int_eq(open_spec("hwmon"), 0);
   ck_assert_double_eq_tol(meter.interval_s, 0.05, 1e-12);
+  ck_assert(meter.window_s == 0); /* too short to be windowed */
   ck_assert_int_eq(hw_read(&meter, &r), 0);
   ck_assert_double_eq_tol(r.watts[0], 2.0, 1e-12);
   hw_close(&meter);
+  /* window= states one (read 20 times a window), or none */
+  ck_assert_int_eq(open_spec("hwmon?window=2"), 0);
+  ck_assert_double_eq_tol(meter.window_s, 2, 1e-12);
+  ck_assert_double_eq_tol(meter.interval_s, 0.1, 1e-12);
+  hw_close(&meter);
+  ck_assert_int_eq(open_spec("hwmon?window=0"), 0);
+  ck_assert(meter.window_s == 0);
+  hw_close(&meter);
+  ck_assert_int_eq(open_spec("hwmon?window=-1"), PMON_ECONFIG);
   ck_assert_int_eq(open_spec("hwmon?interval=0.5"), 0);
   ck_assert_double_eq_tol(meter.interval_s, 0.5, 1e-12);
   hw_close(&meter);
@@ -583,6 +595,8 @@ START_TEST(test_failures)
   ck_assert_ptr_nonnull(strstr(pmon_errmsg(), "milliseconds"));
   put("class/hwmon/hwmon1/power1_average_interval", "1000\n");
   ck_assert_int_eq(open_spec("hwmon"), 0);
+  ck_assert_double_eq_tol(meter.window_s, 1, 1e-12);
+  ck_assert_double_eq_tol(meter.interval_s, 0.05, 1e-12);
   hw_close(&meter);
 
   ck_assert_int_eq(open_spec("hwmon?rate=5"), PMON_ECONFIG);
