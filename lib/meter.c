@@ -600,12 +600,14 @@ static int fold_window(int i, const struct pmon_reading *r, uint64_t t,
     ms->e[0] += old * m->window_s;
     ms->covered_ns += win;
     ms->err[2] = ms->pub_err;
-    ms->seen_ns = ms->prev_ns = t;
+    ms->prev_ns = t;
+    ms->seen_ns = t;
     publish(i, ms->pub_ns);
     return 1;
   }
   if (!changed && !final) {
-    ms->seen_ns = ms->prev_ns = t;
+    ms->prev_ns = t;
+    ms->seen_ns = t;
     return 0;
   }
   if (changed) {
@@ -649,7 +651,8 @@ static int fold_window(int i, const struct pmon_reading *r, uint64_t t,
     ms->err[2] = ms->pub_err;
     ms->pub_ns = t;
   }
-  ms->seen_ns = ms->prev_ns = t;
+  ms->prev_ns = t;
+  ms->seen_ns = t;
   publish(i, ms->pub_ns);
   return 1;
 }
