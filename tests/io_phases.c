@@ -20,9 +20,18 @@
  * Each phase is the region "io" and each sleep the region "idle", for the
  * timeline's test; they fail, harmlessly, when pmon was not started (by
  * the interposition library's MPI_Init).
+ *
+ * With IO_PHASES_BLOCKS=N a phase moves N blocks instead, whatever they
+ * take, each followed by a pause of SECONDS/N: I/O paced by its device,
+ * whose phases keep their time and bytes on a busy machine (with
+ * PMON_IO_GAP above the pause, each is one phase).  With also
+ * IO_PHASES_CLOCK=FILE:KHZ each pause is longer by KHZ over the clock
+ * limit in FILE (kHz, a scaling_max_freq of a fixture) as it begins: I/O
+ * that slows with the clock (advise-clock.test).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <mpi.h>
@@ -41,6 +50,37 @@ static int check(int rc, const char *what)
   return rc;
 }
 
+/* IO_PHASES_CLOCK's factor now: KHZ over FILE's value; 1 without it. */
+static double clock_factor(void)
+{
+  const char *v = getenv("IO_PHASES_CLOCK"), *colon;
+  char path[4096];
+  double f = 0, khz;
+  FILE *fp;
+
+  if (v == NULL || (colon = strrchr(v, ':')) == NULL ||
+      (size_t)(colon - v) >= sizeof path)
+    return 1;
+  memcpy(path, v, (size_t)(colon - v));
+  path[colon - v] = '\0';
+  khz = atof(colon + 1);
+  if ((fp = fopen(path, "r")) != NULL) {
+    if (fscanf(fp, "%lf", &f) != 1)
+      f = 0;
+    fclose(fp);
+  }
+  return f > 0 && khz > 0 ? khz / f : 1;
+}
+
+static void pause_for(double s)
+{
+  struct timespec nap;
+
+  nap.tv_sec = (time_t)s;
+  nap.tv_nsec = (long)((s - (double)nap.tv_sec) * 1e9);
+  nanosleep(&nap, NULL);
+}
+
 int main(int argc, char **argv)
 {
   static char buf[BLOCK];
@@ -49,6 +89,8 @@ int main(int argc, char **argv)
   double idle = argc > 4 ? atof(argv[4]) : 0.3, total = 0;
   double t_open = 0, pre = 0, close_s, meta[2] = {0, 0};
   long long bytes = 0, all = 0;
+  long blocks = getenv("IO_PHASES_BLOCKS") ? atol(getenv("IO_PHASES_BLOCKS"))
+                                           : 0;
   double *spans; /* rank 0: each phase's ranks' start and end */
   int size;
   MPI_File fh;
@@ -77,13 +119,15 @@ int main(int argc, char **argv)
     double t0, t1, first, last;
     MPI_Offset base = (MPI_Offset)rank * SLOTS * BLOCK;
     struct timespec nap;
+    double pace = blocks > 0 ? secs / (double)blocks : 0;
 
     MPI_Barrier(MPI_COMM_WORLD);
     pmon_region_begin("io");
     t0 = MPI_Wtime();
     if (p == 0)
       pre = t0 - t_open;
-    for (long i = 0; MPI_Wtime() - t0 < secs; i++) {
+    for (long i = 0; blocks > 0 ? i < blocks : MPI_Wtime() - t0 < secs;
+         i++) {
       MPI_Offset off = base + (MPI_Offset)(i % SLOTS) * BLOCK;
 
       check(MPI_File_write_at(fh, off, buf, BLOCK, MPI_BYTE,
@@ -91,6 +135,8 @@ int main(int argc, char **argv)
       check(MPI_File_read_at(fh, off, buf, BLOCK, MPI_BYTE,
                              MPI_STATUS_IGNORE), "MPI_File_read_at");
       bytes += 2 * BLOCK;
+      if (pace > 0)
+        pause_for(pace * clock_factor());
     }
     t1 = MPI_Wtime();
     pmon_region_end("io");

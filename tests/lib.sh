@@ -69,6 +69,16 @@ need_driver() {
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 pass() { echo "ok: $*"; }
 
+# within WHAT VALUE LO HI: LO <= VALUE <= HI (a test may define its own).
+within() {
+  if awk -v v="$2" -v a="$3" -v b="$4" \
+       'BEGIN { exit !(v != "" && v != "null" && v >= a && v <= b) }'; then
+    pass "$1: $2 (within [$3, $4])"
+  else
+    fail "$1: '$2', not within [$3, $4]"
+  fi
+}
+
 # check WHAT VALUE EXPECTED PERCENT: VALUE within PERCENT % of EXPECTED.
 near() {
   if awk -v v="$2" -v e="$3" -v p="$4" 'BEGIN {

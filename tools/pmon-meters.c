@@ -148,6 +148,9 @@ struct options {
                            longest meter interval, at least 1 s */
   int list_only;        /* -l */
   int drivers;          /* -d */
+  int calibrate;        /* --calibrate-clock */
+  const char *output;   /* -o: its file */
+  int points;           /* --points: its limits */
 };
 
 /* Set by SIGINT and SIGTERM: the only thing a signal handler touches. */
@@ -897,6 +900,68 @@ static void readings(struct node *n, double window_s, double time_s)
   }
 }
 
+/* The node's total power over SECONDS, for meters_calibrate_clock(): the
+ * mean of the windows of ARG's WINDOW_S in it, and 1.96 standard errors
+ * of that mean (NAN with one window). */
+struct power_arg {
+  struct node *n;
+  double window_s;
+};
+
+static int node_power(void *arg, double seconds, double *w, double *err)
+{
+  const struct power_arg *a = arg;
+  uint64_t start = pmon__now_ns(), win = (uint64_t)(a->window_s * 1e9);
+  long k = lround(seconds / a->window_s), got = 0;
+  double sum = 0, sq = 0;
+
+  for (long j = 1; j <= (k < 1 ? 1 : k) && !interrupted; j++) {
+    double t;
+
+    read_until(a->n, start + (uint64_t)j * win, 0);
+    if (interrupted)
+      break;
+    for (int i = 0; i < a->n->nentries; i++)
+      if (a->n->entries[i].open)
+        close_window(&a->n->entries[i]);
+    if (!isnan(t = node_total(a->n))) {
+      sum += t;
+      sq += t * t;
+      got++;
+    }
+  }
+  if (interrupted || got == 0)
+    return -1;
+  *w = sum / (double)got;
+  *err = got < 2 ? NAN
+                 : 1.96 * sqrt(fmax(0, (sq - sum * sum / (double)got) /
+                                         (double)(got - 1)) / (double)got);
+  return 0;
+}
+
+static int calibrate(struct node *n, const struct options *opt,
+                     double window_s)
+{
+  struct power_arg a = {n, window_s};
+  double seconds = opt->time_s >= 0 ? opt->time_s : 10;
+  char covers[64];
+
+  if (n->total < 0 || !(n->entries[n->total].open) ||
+      (n->entries[n->total].m.flags & PMON_DRV_ESTIMATED)) {
+    fprintf(stderr, PROG ": --calibrate-clock: no meter measures this "
+            "node's total (see above): nothing to calibrate against\n");
+    return EXIT_UNMEASURED;
+  }
+  if (seconds < 2 * window_s) {
+    fprintf(stderr, PROG ": --calibrate-clock: --time %g: at least two "
+            "windows of %g s a probe\n", seconds, window_s);
+    return EXIT_CONFIG;
+  }
+  pmon__covers_text(n->covers, covers, sizeof covers);
+  return meters_calibrate_clock(opt->output, opt->points, seconds, window_s,
+                                covers, node_power, &a, &interrupted);
+}
+
 /* ---- The drivers ------------------------------------------------------ */
 
 static void show_drivers(void)
@@ -931,6 +996,13 @@ static void usage(FILE *out)
         "  -t, --time=SECS      live readings, one line per interval, for\n"
         "                       SECS (0: until interrupted)\n"
         "  -l, --list           list the meters, take no reading\n"
+        "      --calibrate-clock  the node's power at several CPU clock\n"
+        "                       limits, waiting and computing, for\n"
+        "                       pmon-report advise (as root; -t SECS a\n"
+        "                       probe, default 10); needs -o\n"
+        "  -o, --output=FILE    where --calibrate-clock writes\n"
+        "      --points=N       --calibrate-clock's limits (2 to 16,\n"
+        "                       default 5)\n"
         "  -d, --drivers        list the drivers of this build\n"
         "  -h, --help           print this help and exit\n"
         "  -V, --version        print the version and exit\n"
@@ -991,6 +1063,9 @@ static int parse_args(int argc, char **argv, struct options *opt)
     {"time", required_argument, NULL, 't'},
     {"list", no_argument, NULL, 'l'},
     {"drivers", no_argument, NULL, 'd'},
+    {"calibrate-clock", no_argument, NULL, 'C'},
+    {"output", required_argument, NULL, 'o'},
+    {"points", required_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -998,7 +1073,7 @@ static int parse_args(int argc, char **argv, struct options *opt)
   int c;
 
   opterr = 0; /* our messages name the program, not argv[0] */
-  while ((c = getopt_long(argc, argv, ":m:n:s:i:t:ldhV", longopts, NULL)) !=
+  while ((c = getopt_long(argc, argv, ":m:n:s:i:t:o:ldhV", longopts, NULL)) !=
          -1) {
     switch (c) {
     case 'm':
@@ -1030,6 +1105,25 @@ static int parse_args(int argc, char **argv, struct options *opt)
     case 'd':
       opt->drivers = 1;
       break;
+    case 'C':
+      opt->calibrate = 1;
+      break;
+    case 'o':
+      if (*optarg == '\0')
+        return usage_error("--output: an empty file name");
+      opt->output = optarg;
+      break;
+    case 'P': {
+      char *end;
+      long v;
+
+      errno = 0;
+      v = strtol(optarg, &end, 10);
+      if (end == optarg || *end != '\0' || errno != 0 || v < 2 || v > 16)
+        return usage_error("--points %s: not a number from 2 to 16", optarg);
+      opt->points = (int)v;
+      break;
+    }
     case 'h':
       usage(stdout);
       return 0;
@@ -1046,6 +1140,16 @@ static int parse_args(int argc, char **argv, struct options *opt)
   }
   if (optind < argc)
     return usage_error("%s: unexpected argument", argv[optind]);
+  if (opt->calibrate && opt->output == NULL)
+    return usage_error("--calibrate-clock: no -o FILE to write");
+  if (!opt->calibrate && (opt->output != NULL || opt->points != 0))
+    return usage_error("%s: only with --calibrate-clock",
+                       opt->output != NULL ? "--output" : "--points");
+  if (opt->calibrate && (opt->list_only || opt->drivers))
+    return usage_error("--calibrate-clock: not with %s",
+                       opt->list_only ? "--list" : "--drivers");
+  if (opt->points == 0)
+    opt->points = 5;
   return -1;
 }
 
@@ -1095,7 +1199,7 @@ static void show_header(const struct node *n, const struct options *opt)
 
 int main(int argc, char **argv)
 {
-  struct options opt = {NULL, -1, 0, 0, 0};
+  struct options opt = {NULL, -1, 0, 0, 0, 0, NULL, 0};
   struct node *n;
   double window_s;
   int status, measured = 0;
@@ -1120,6 +1224,10 @@ int main(int argc, char **argv)
   n->total = total_entry(n);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
+  if (opt.calibrate) { /* the clock goes back on these too */
+    signal(SIGHUP, on_signal);
+    signal(SIGQUIT, on_signal);
+  }
 
   show_header(n, &opt);
   for (int i = 0; i < n->nentries; i++)
@@ -1137,7 +1245,9 @@ int main(int argc, char **argv)
       if (n->entries[i].open && n->entries[i].m.interval_s > window_s)
         window_s = n->entries[i].m.interval_s;
   }
-  if (!opt.list_only)
+  if (opt.calibrate)
+    status = calibrate(n, &opt, window_s);
+  else if (!opt.list_only)
     readings(n, window_s, opt.time_s);
 
   for (int i = 0; i < n->nentries; i++) {
@@ -1156,9 +1266,12 @@ int main(int argc, char **argv)
   for (int i = 0; i < n->nentries; i++)
     if (n->entries[i].rc == PMON_ECONFIG && n->entries[i].source != SRC_AUTO)
       fprintf(stderr, "pmon: %s\n", meters_tty(n->entries[i].why));
-  status = n->config_error ? EXIT_CONFIG
-           : measured      ? EXIT_MEASURED
-                           : EXIT_UNMEASURED;
+  if (!opt.calibrate)
+    status = n->config_error ? EXIT_CONFIG
+             : measured      ? EXIT_MEASURED
+                             : EXIT_UNMEASURED;
+  else if (n->config_error)
+    status = EXIT_CONFIG;
   free(n);
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, PROG ": standard output: write error: %s\n",

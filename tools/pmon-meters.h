@@ -1,11 +1,13 @@
 /*
  * pmon-meters.h - what the files of pmon-meters(1) share.  They stand in
  * one direction: the listing (pmon-meters.c) uses the hints for a meter
- * that cannot be used (meters-hint.c), and both the wrapped text
- * (meters-text.c).
+ * that cannot be used (meters-hint.c) and the clock's calibration
+ * (meters-calibrate.c), and all of them the wrapped text (meters-text.c).
  */
 #ifndef PMON_METERS_H
 #define PMON_METERS_H
+
+#include <signal.h>
 
 #include "driver.h"
 #include "log.h"
@@ -38,5 +40,25 @@ int meters_has(const char *msg, const char *what);
  * meter SPEC from SOURCE: what is wrong and what would fix it. */
 void meters_hint(int rc, const char *msg, const struct pmon_spec *spec,
                  enum source source);
+
+/* ---- meters-calibrate.c ---------------------------------------------- */
+
+/* The node's total power measured over SECONDS (in windows): the mean in
+ * *W and its 95 % bar in *ERR; 0, or -1 when no window gave a figure or
+ * the program was interrupted. */
+typedef int meters_power_fn(void *arg, double seconds, double *w,
+                            double *err);
+
+/*
+ * pmon-meters --calibrate-clock: the node's power, waiting and computing,
+ * at NPOINTS clock limits (POWER(ARG, ...) measures it, SECONDS a probe,
+ * in windows of WINDOW_S), written to PATH with COVERS (what the total
+ * covers); every limit put back as found, also when *INTERRUPTED is set.
+ * The exit status: 0 when written, 1 when not (said on standard error).
+ */
+int meters_calibrate_clock(const char *path, int npoints, double seconds,
+                           double window_s, const char *covers,
+                           meters_power_fn *power, void *arg,
+                           volatile sig_atomic_t *interrupted);
 
 #endif /* PMON_METERS_H */

@@ -14,7 +14,10 @@
  *   io-access-size     the same for MPI-IO reads and writes (io.sizes);
  *   wait               the energy spent in MPI calls that only wait
  *                      (barriers, the Wait family): the bound that a
- *                      run whose ranks arrived together would save.
+ *                      run whose ranks arrived together would save;
+ *   io-clock           with a clock calibration (--calibration), a
+ *                      lower CPU clock during the I/O phases
+ *                      (report-clock.c).
  *
  * A bin's saving is BYTES x (J/B of the bin - J/B of the largest bin).
  * Its bar adds, linearly (the bins' errors share the node's meter, so
@@ -38,8 +41,9 @@
 #define ITEMS_MAX 64
 
 static const char usage[] =
-  "usage: pmon-report advise [--json] REPORT\n"
-  "       pmon-report advise --check [--json] BEFORE AFTER\n"
+  "usage: pmon-report advise [--json] [--calibration FILE] REPORT\n"
+  "       pmon-report advise --check [--json] [--calibration FILE] BEFORE "
+  "AFTER\n"
   "What would have cost less in the job of REPORT, from its own figures:\n"
   "a ranked list of changes, each with its predicted saving in joules and\n"
   "its bar, the predicted change of time, and what it assumes.\n"
@@ -48,10 +52,14 @@ static const char usage[] =
   "whether the prediction held.\n"
   "  -j, --json   print the advice, or the checks, as JSON\n"
   "      --check  check BEFORE's advice on AFTER\n"
+  "  -C, --calibration FILE\n"
+  "               the node's clock calibration (pmon-meters\n"
+  "               --calibrate-clock): advice on the clock during I/O\n"
   "  -h, --help   print this help\n"
   "Exit status: 0 (also when there is no advice; with --check, when every\n"
   "applied item held), 3 when an applied item's prediction missed, 1 when\n"
-  "a report cannot be read, 2 on bad usage.  See pmon-report(1), ADVISE.\n";
+  "a report or the calibration cannot be read, 2 on bad usage.  See\n"
+  "pmon-report(1), ADVISE.\n";
 
 #define complain(status, ...) \
   report_say(status, "pmon-report: advise", __VA_ARGS__)
@@ -251,7 +259,9 @@ static int by_saving(const void *a, const void *b);
 
 /* Every item of R, the largest saving first, into IT (ITEMS_MAX of
  * them); how many. */
-static size_t advise(const struct report *r, struct report_advice *it)
+static size_t advise(const struct report *r,
+                     const struct report_clockcal *cal,
+                     struct report_advice *it)
 {
   const char *est = r->estimated > 0
                       ? "; the report's energy is ESTIMATED by a model, "
@@ -264,6 +274,8 @@ static size_t advise(const struct report *r, struct report_advice *it)
   if (r->has_io)
     n += io_items(r, it + n, 2, est);
   n += wait_items(r, it + n, est);
+  if (cal != NULL && report_clock_item(r, cal, est, it + n) == 0)
+    n++;
   qsort(it, n, sizeof it[0], by_saving);
   return n;
 }
@@ -272,7 +284,7 @@ size_t report_advice(const struct report *r, struct report_advice *out,
                      size_t max)
 {
   struct report_advice it[ITEMS_MAX];
-  size_t n = advise(r, it);
+  size_t n = advise(r, NULL, it);
 
   if (n > max)
     n = max;
@@ -337,6 +349,12 @@ static void check_item(const struct report *before,
   memset(c, 0, sizeof *c);
   c->it = it;
   c->realized_j = c->realized_err_j = NAN;
+  if (strcmp(it->kind, "io-clock") == 0) {
+    report_clock_check(before, after, it, &c->applied, &c->held,
+                       &c->realized_j, &c->realized_err_j, c->why,
+                       sizeof c->why);
+    return;
+  }
   if (strcmp(it->kind, "wait") == 0) {
     double tb, ta;
     char nb[160], na[160];
@@ -487,8 +505,10 @@ static void print_checks_text(const struct report *b, const struct report *a,
 }
 
 /* advise --check BEFORE AFTER: 0 when every applied item held, 3 when
- * one missed, 1 when a report cannot be read. */
-static int check(const char *bpath, const char *apath, int json)
+ * one missed, 1 when a report cannot be read.  CAL: the calibration, or
+ * NULL. */
+static int check(const char *bpath, const char *apath,
+                 const struct report_clockcal *cal, int json)
 {
   struct report_advice it[ITEMS_MAX];
   struct check c[ITEMS_MAX];
@@ -504,7 +524,7 @@ static int check(const char *bpath, const char *apath, int json)
     report_free(&b);
     return 1;
   }
-  n = advise(&b, it);
+  n = advise(&b, cal, it);
   for (size_t i = 0; i < n; i++) {
     check_item(&b, &a, &it[i], &c[i]);
     missed |= c[i].applied && !c[i].held;
@@ -525,7 +545,10 @@ int report_advise(int argc, char **argv)
 {
   static const struct option longopts[] = {
     {"json", no_argument, NULL, 'j'}, {"check", no_argument, NULL, 'c'},
+    {"calibration", required_argument, NULL, 'C'},
     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  struct report_clockcal cal;
+  const char *calpath = NULL;
   struct report_advice it[ITEMS_MAX];
   struct report r;
   const char *name;
@@ -534,11 +557,14 @@ int report_advise(int argc, char **argv)
 
   opterr = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, ":jh", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":jhC:", longopts, NULL)) != -1) {
     switch (c) {
     case 'j': json = 1; break;
     case 'c': checking = 1; break;
+    case 'C': calpath = optarg; break;
     case 'h': fputs(usage, stdout); return 0;
+    case ':':
+      return complain(2, "%s: option needs an argument", argv[optind - 1]);
     default:
       return complain(2, "%s: invalid option", argv[optind - 1]);
     }
@@ -547,12 +573,23 @@ int report_advise(int argc, char **argv)
     fputs(usage, stderr);
     return 2;
   }
-  if (checking)
-    return check(argv[optind], argv[optind + 1], json);
-  name = strcmp(argv[optind], "-") ? argv[optind] : "(standard input)";
-  if (report_open(argv[optind], name, &r) != 0)
+  if (calpath != NULL && report_clockcal_load(calpath, &cal) != 0)
     return 1;
-  n = advise(&r, it);
+  if (checking) {
+    rc = check(argv[optind], argv[optind + 1], calpath ? &cal : NULL, json);
+    if (calpath != NULL)
+      report_clockcal_free(&cal);
+    return rc;
+  }
+  name = strcmp(argv[optind], "-") ? argv[optind] : "(standard input)";
+  if (report_open(argv[optind], name, &r) != 0) {
+    if (calpath != NULL)
+      report_clockcal_free(&cal);
+    return 1;
+  }
+  n = advise(&r, calpath ? &cal : NULL, it);
+  if (calpath != NULL)
+    report_clockcal_free(&cal);
   if (json)
     rc = print_json(it, n) != 0;
   else

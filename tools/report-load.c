@@ -245,6 +245,12 @@ static const struct field region_fields[] = {
   FIELD(struct region, energy_method, K_STR),
 };
 
+static const struct field iofreq_fields[] = {
+  FIELD(struct iofreq, requested_mhz, K_NUM),
+  FIELD(struct iofreq, switches, K_COUNT),
+  FIELD(struct iofreq, capped_s, K_NUM),
+};
+
 static const struct field io_fields[] = {
   FIELD(struct io, gap_s, K_NUM),       FIELD(struct io, bytes_read, K_COUNT),
   FIELD(struct io, bytes_written, K_COUNT),
@@ -478,12 +484,15 @@ static int load_node_io(struct reader *rd, struct report *r, json_t *nodes,
  * null (an older report, or a job without interception): its figures are
  * then NAN, and r->has_io stays 0 when all of them are. */
 static int load_io(struct reader *rd, struct report *r, json_t *nodes) {
-  json_t *io, *files, *sizes;
+  json_t *io, *files, *sizes, *freq;
 
   if (get_child(rd, r->root, "", "io", JSON_OBJECT, &io) ||
       LOAD_FIELDS(rd, io, "io", io_fields, &r->io) ||
       get_child(rd, io, "io", "files", JSON_ARRAY, &files) ||
-      get_child(rd, io, "io", "sizes", JSON_ARRAY, &sizes))
+      get_child(rd, io, "io", "sizes", JSON_ARRAY, &sizes) ||
+      get_child(rd, io, "io", "freq_policy", JSON_OBJECT, &freq) ||
+      LOAD_FIELDS(rd, freq, "io.freq_policy", iofreq_fields,
+                  &r->io.freq_policy))
     return -1;
   r->has_io = io != NULL;
   r->io.nfiles = json_array_size(files);

@@ -175,6 +175,11 @@ struct iosize {
   char size_buf[32];
 };
 
+/* What PMON_IO_FREQ did (io.freq_policy); all NAN when null or absent. */
+struct iofreq {
+  double requested_mhz, switches, capped_s;
+};
+
 /* The job's MPI-IO figures (the top-level "io" key). */
 struct io {
   double gap_s, bytes_read, bytes_written, reads, writes, meta_ops, ops;
@@ -187,6 +192,7 @@ struct io {
   size_t nfiles;
   struct iosize *sizes;
   size_t nsizes;
+  struct iofreq freq_policy;
 };
 
 /* One element of comm.calls_by: one call's calls of one size bin. */
@@ -441,12 +447,49 @@ int report_watch(int argc, char **argv);
 
 /* One change that would have cost less (pmon-report(1), ADVISE). */
 struct report_advice {
-  const char *kind; /* "comm-message-size", "io-access-size", "wait" */
+  const char *kind; /* "comm-message-size", "io-access-size", "wait",
+                       "io-clock" */
   char what[256], setting[256], assumes[512];
   double saving_j, saving_err_j, time_change_s, time_change_err_s;
   char key[64];   /* the call, or "read" or "write" (none for wait) */
-  double big_min; /* the size bin at whose J/B the small ones are put */
+  double big_min; /* the size bin at whose J/B the small ones are put;
+                     io-clock: the limit, MHz */
 };
+
+/* A node's clock calibration (pmon-meters --calibrate-clock): its points'
+ * limits, powers waiting and computing with their bars, and speed. */
+struct report_clockpoint {
+  double mhz, wait_w, wait_err_w, compute_w, compute_err_w, speed;
+};
+
+struct report_clockcal {
+  json_t *root;
+  const char *path, *node, *date; /* node, date: NULL when absent */
+  double found_mhz;               /* the limit jobs run under */
+  size_t n;
+  struct report_clockpoint pt[16];
+};
+
+/* ---- report-clock.c ---------------------------------------------------- */
+
+/* Reads the calibration at PATH into *C (released with
+ * report_clockcal_free()); 0, or -1 after one line on standard error. */
+int report_clockcal_load(const char *path, struct report_clockcal *c);
+void report_clockcal_free(struct report_clockcal *c);
+
+/* R's io-clock item by calibration C into IT (EST: the words an
+ * estimated report adds); 0, or -1 when R's figures support none. */
+int report_clock_item(const struct report *r,
+                      const struct report_clockcal *c, const char *est,
+                      struct report_advice *it);
+
+/* BEFORE's io-clock item IT checked on AFTER: whether it was *APPLIED
+ * and *HELD, the saving *REALIZED with its bar, and why, in WHY. */
+void report_clock_check(const struct report *before,
+                        const struct report *after,
+                        const struct report_advice *it, int *applied,
+                        int *held, double *realized, double *realized_err,
+                        char *why, size_t size);
 
 /* The advice of report R, the largest saving first: at most MAX items
  * into OUT; how many. */
