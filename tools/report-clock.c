@@ -45,55 +45,62 @@
 #define complain(status, ...) \
   report_say(status, "pmon-report: advise", __VA_ARGS__)
 
-/* A probe's power and bar at F MHz, on the line between the points
- * around it (the nearest point outside them): COMPUTE or waiting. */
-static void at(const struct report_clockcal *c, double f, int compute,
-               double *w, double *err)
+/* The points of C around F MHz into *LO and *HI: the nearest at or below
+ * it and at or above it (one of them alone beyond the points). */
+static void around(const struct report_clockcal *c, double f,
+                   const struct report_clockpoint **lo,
+                   const struct report_clockpoint **hi)
 {
-  const struct report_clockpoint *lo = NULL, *hi = NULL;
-
+  *lo = *hi = NULL;
   for (size_t i = 0; i < c->n; i++) {
     const struct report_clockpoint *p = &c->pt[i];
 
-    if (p->mhz <= f && (lo == NULL || p->mhz > lo->mhz))
-      lo = p;
-    if (p->mhz >= f && (hi == NULL || p->mhz < hi->mhz))
-      hi = p;
+    if (p->mhz <= f && (*lo == NULL || p->mhz > (*lo)->mhz))
+      *lo = p;
+    if (p->mhz >= f && (*hi == NULL || p->mhz < (*hi)->mhz))
+      *hi = p;
   }
+}
+
+/* The share of the way from LO to HI that F MHz lies at (0 when one). */
+static double part(const struct report_clockpoint *lo,
+                   const struct report_clockpoint *hi, double f)
+{
+  return hi->mhz > lo->mhz ? (f - lo->mhz) / (hi->mhz - lo->mhz) : 0;
+}
+
+/* A probe's power and bar at F MHz, on the line between the points
+ * around it (the nearest point beyond them): COMPUTE or waiting. */
+static void at(const struct report_clockcal *c, double f, int compute,
+               double *w, double *err)
+{
+  const struct report_clockpoint *lo, *hi;
+  double a;
+
+  around(c, f, &lo, &hi);
   if (lo == NULL)
     lo = hi;
   if (hi == NULL)
     hi = lo;
-  {
-    double a = hi->mhz > lo->mhz ? (f - lo->mhz) / (hi->mhz - lo->mhz) : 0;
-    double wl = compute ? lo->compute_w : lo->wait_w;
-    double wh = compute ? hi->compute_w : hi->wait_w;
-    double el = compute ? lo->compute_err_w : lo->wait_err_w;
-    double eh = compute ? hi->compute_err_w : hi->wait_err_w;
-
-    *w = wl + a * (wh - wl);
-    *err = el + a * (eh - el);
+  a = part(lo, hi, f);
+  if (compute) {
+    *w = lo->compute_w + a * (hi->compute_w - lo->compute_w);
+    *err = lo->compute_err_w + a * (hi->compute_err_w - lo->compute_err_w);
+  } else {
+    *w = lo->wait_w + a * (hi->wait_w - lo->wait_w);
+    *err = lo->wait_err_w + a * (hi->wait_err_w - lo->wait_err_w);
   }
 }
 
+/* The computing threads' speed at F MHz, NAN beyond the points. */
 static double speed_at(const struct report_clockcal *c, double f)
 {
-  const struct report_clockpoint *lo = NULL, *hi = NULL;
+  const struct report_clockpoint *lo, *hi;
 
-  for (size_t i = 0; i < c->n; i++) {
-    const struct report_clockpoint *p = &c->pt[i];
-
-    if (p->mhz <= f && (lo == NULL || p->mhz > lo->mhz))
-      lo = p;
-    if (p->mhz >= f && (hi == NULL || p->mhz < hi->mhz))
-      hi = p;
-  }
+  around(c, f, &lo, &hi);
   if (lo == NULL || hi == NULL)
     return NAN;
-  return hi->mhz > lo->mhz
-           ? lo->speed + (f - lo->mhz) / (hi->mhz - lo->mhz) *
-                           (hi->speed - lo->speed)
-           : lo->speed;
+  return lo->speed + part(lo, hi, f) * (hi->speed - lo->speed);
 }
 
 /* Node N's CPU use in its I/O phases, 0 to 1, from its timeline: the
