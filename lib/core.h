@@ -462,6 +462,11 @@ int pmon__site_secrets(struct pmon_spec *spec);
  * whose pattern matches), into *MODEL: "cpu-time", "off", or NULL when
  * none does; 0, or PMON_ECONFIG for a file that does not parse. */
 int pmon__site_share(const char *node, const char **model);
+/* The clock calibration the site file names for NODE (its first
+ * "calibration" line whose pattern matches) into PATH (SIZE bytes): ""
+ * when none does or it does not fit; 0, or PMON_ECONFIG for a file that
+ * does not parse. */
+int pmon__site_calibration(const char *node, char *path, size_t size);
 /* Called for each "meter" line of the site file, in order, with its line
  * number, its pattern and whether the pattern matches the node.  Only the
  * pattern is passed: a specification that is not the node's is never

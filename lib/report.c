@@ -486,6 +486,17 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
      * node's, its CPUs beside the node's. */
     json_object_set_new(rec, "sharing", pmon__share_json());
   }
+  /* The node's clock calibration that the site file names, for
+   * pmon-report advise (null when none; a site file that does not parse
+   * was refused at init). */
+  if (rec != NULL && final) {
+    char cal[4096];
+
+    if (pmon__site_calibration(g->node_name, cal, sizeof cal) != 0)
+      cal[0] = '\0';
+    json_object_set_new(rec, "clock_calibration",
+                        cal[0] != '\0' ? json_string(cal) : json_null());
+  }
   /* The spool's snapshot has no communication figures but the node's
    * calls and bytes so far. */
   if (rec != NULL)

@@ -1,6 +1,6 @@
 /*
- * site.c - the site file: which external meters measure which nodes, and
- * the secrets they need (pmon-site(5)).
+ * site.c - the site file: which external meters measure which nodes, the
+ * secrets they need, share models and clock calibrations (pmon-site(5)).
  *
  *   # comment
  *   meter  PATTERN  SPEC      the nodes whose name matches PATTERN (an
@@ -10,6 +10,10 @@
  *   share  PATTERN MODEL      the share model of the nodes whose name
  *                             matches PATTERN: cpu-time or off (the
  *                             first such line; PMON_SHARE comes first)
+ *   calibration PATTERN FILE  the clock calibration (pmon-meters
+ *                             --calibrate-clock) of those nodes, an
+ *                             absolute path (the first such line): the
+ *                             node record names it for pmon-report advise
  *
  * The file is PMON_SITE_FILE, or PMON_SITECONF (set by configure from
  * $(sysconfdir)) when that is unset; a missing default file is no error.
@@ -108,23 +112,40 @@ static int secrets_allowed(FILE *f, const char *path)
   return 0;
 }
 
+/* What a reading of the site file is after; every member may be 0. */
+struct scan {
+  const char *node;         /* the node whose lines are wanted */
+  struct pmon_spec *specs;  /* its meter lines' specs, *n of max */
+  int *lines, max, *n;      /* their line numbers, when lines != NULL */
+  pmon__site_line_fn *seen; /* called for every meter line */
+  void *arg;
+  const char *name;         /* the secret line wanted, into spec */
+  struct pmon_spec *spec;
+  int *found;
+  const char **model;       /* the node's share model */
+  char *cal;                /* the node's clock calibration, calsize */
+  size_t calsize;
+};
+
 /*
  * Read the whole file: check its syntax; with NODE, append the specs of
  * NODE's meter lines to SPECS (*N of MAX so far), their line numbers to
  * LINES when not NULL, and call SEEN (when not NULL) for every meter line;
- * with SPEC, add the secrets of the secret line named NAME to SPEC.
+ * with SPEC, add the secrets of the secret line named NAME to SPEC; with
+ * MODEL or CAL, the node's share model or clock calibration.
  */
-static int site_scan(const char *node, struct pmon_spec *specs, int *lines,
-                     int max, int *n, pmon__site_line_fn *seen, void *arg,
-                     const char *name, struct pmon_spec *spec, int *found,
-                     const char **model)
+static int site_scan(const struct scan *q)
 {
+  const char *node = q->node, *name = q->name, **model = q->model;
+  struct pmon_spec *specs = q->specs, *spec = q->spec;
+  int *lines = q->lines, *n = q->n, max = q->max;
   char line[SITE_LINE], *w[2 + PMON_SECRET_MAX + 1];
   const char *path;
   int rc, lineno = 0, checked = 0;
   FILE *f;
 
-  if ((rc = site_open(&f, &path, model != NULL)) != 0 || f == NULL)
+  if ((rc = site_open(&f, &path, model != NULL || q->cal != NULL)) != 0 ||
+      f == NULL)
     return rc;
   while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
     int nw;
@@ -149,9 +170,11 @@ static int site_scan(const char *node, struct pmon_spec *specs, int *lines,
           break;
         checked = 1;
       }
-      if (node != NULL && seen != NULL)
-        seen(arg, lineno, w[1], match);
-      if (!match)
+      if (node != NULL && q->seen != NULL)
+        q->seen(q->arg, lineno, w[1], match);
+      /* Only a reading for the meters collects them (the share's and
+       * the calibration's readings check the line's syntax above). */
+      if (!match || specs == NULL)
         continue;
       if (*n == max) {
         rc = pmon__fail(PMON_ECONFIG, "site file %s:%d: more than %d meters "
@@ -179,13 +202,23 @@ static int site_scan(const char *node, struct pmon_spec *specs, int *lines,
       else if (model != NULL && *model == NULL && node != NULL &&
                fnmatch(w[1], node, 0) == 0)
         *model = models[k];
+    } else if (strcmp(w[0], "calibration") == 0 && nw == 3) {
+      if (w[2][0] != '/')
+        rc = pmon__fail(PMON_ECONFIG, "site file %s:%d: calibration %.40s: "
+                        "\"%.80s\": not an absolute path", path, lineno,
+                        w[1], w[2]);
+      else if (q->cal != NULL && q->cal[0] == '\0' && node != NULL &&
+               fnmatch(w[1], node, 0) == 0 &&
+               (size_t)snprintf(q->cal, q->calsize, "%s", w[2]) >=
+                 q->calsize)
+        q->cal[0] = '\0';
     } else if (strcmp(w[0], "secret") == 0 && nw >= 3) {
       if (!checked && (rc = secrets_allowed(f, path)) != 0)
         break;
       checked = 1;
       if (name == NULL || strcmp(w[1], name) != 0)
         continue;
-      *found = 1;
+      *q->found = 1;
       for (int k = 2; k < nw && rc == 0; k++) {
         char *eq = strchr(w[k], '=');
 
@@ -201,7 +234,8 @@ static int site_scan(const char *node, struct pmon_spec *specs, int *lines,
     } else {
       /* Say which line, never what it holds: it may be a secret. */
       rc = pmon__fail(PMON_ECONFIG, "site file %s:%d: expected \"meter "
-                      "PATTERN SPEC\", \"share PATTERN MODEL\" or \"secret "
+                      "PATTERN SPEC\", \"share PATTERN MODEL\", "
+                      "\"calibration PATTERN FILE\" or \"secret "
                       "NAME KEY=VALUE...\"",
                       path, lineno);
     }
@@ -214,16 +248,19 @@ static int site_scan(const char *node, struct pmon_spec *specs, int *lines,
 int pmon__site_meters(const char *node, struct pmon_spec *specs, int max,
                       int *n)
 {
-  return site_scan(node, specs, NULL, max, n, NULL, NULL, NULL, NULL, NULL,
-                   NULL);
+  struct scan q = {.node = node, .specs = specs, .max = max, .n = n};
+
+  return site_scan(&q);
 }
 
 int pmon__site_meters_lines(const char *node, struct pmon_spec *specs,
                             int *lines, int max, int *n,
                             pmon__site_line_fn *seen, void *arg)
 {
-  return site_scan(node, specs, lines, max, n, seen, arg, NULL, NULL, NULL,
-                   NULL);
+  struct scan q = {.node = node, .specs = specs, .lines = lines,
+                   .max = max, .n = n, .seen = seen, .arg = arg};
+
+  return site_scan(&q);
 }
 
 int pmon__site_secrets(struct pmon_spec *spec)
@@ -231,6 +268,7 @@ int pmon__site_secrets(struct pmon_spec *spec)
   const char *name = pmon__spec_get(spec, "secret");
   char copy[sizeof spec->params[0].value];
   int found = 0, rc, k, j;
+  struct scan q = {.name = copy, .spec = spec, .found = &found};
 
   if (name == NULL)
     return 0;
@@ -240,8 +278,7 @@ int pmon__site_secrets(struct pmon_spec *spec)
     if (strcmp(spec->params[k].key, "secret") != 0)
       spec->params[j++] = spec->params[k];
   spec->nparams = j;
-  if ((rc = site_scan(NULL, NULL, NULL, 0, NULL, NULL, NULL, copy, spec,
-                      &found, NULL)) != 0)
+  if ((rc = site_scan(&q)) != 0)
     return rc;
   if (!found) {
     int dflt;
@@ -256,8 +293,17 @@ int pmon__site_secrets(struct pmon_spec *spec)
 int pmon__site_share(const char *node, const char **model)
 {
   int n = 0;
+  struct scan q = {.node = node, .n = &n, .model = model};
 
   *model = NULL;
-  return site_scan(node, NULL, NULL, 0, &n, NULL, NULL, NULL, NULL, NULL,
-                   model);
+  return site_scan(&q);
+}
+
+int pmon__site_calibration(const char *node, char *path, size_t size)
+{
+  int n = 0;
+  struct scan q = {.node = node, .n = &n, .cal = path, .calsize = size};
+
+  path[0] = '\0';
+  return site_scan(&q);
 }

@@ -258,7 +258,9 @@ static size_t wait_items(const struct report *r, struct report_advice *it,
 static int by_saving(const void *a, const void *b);
 
 /* Every item of R, the largest saving first, into IT (ITEMS_MAX of
- * them); how many. */
+ * them); how many.  CAL: the calibration given, or NULL for the one the
+ * site file named in R's first node record that names one (a file that
+ * cannot be used gets its one line, and no io-clock item). */
 static size_t advise(const struct report *r,
                      const struct report_clockcal *cal,
                      struct report_advice *it)
@@ -267,7 +269,21 @@ static size_t advise(const struct report *r,
                       ? "; the report's energy is ESTIMATED by a model, "
                         "not measured, and so is this saving"
                       : "";
+  struct report_clockcal site;
+  int from_site = 0;
   size_t n = 0;
+
+  for (size_t i = 0; cal == NULL && i < r->nnodes; i++) {
+    const char *p = r->nodes[i].clock_calibration;
+
+    if (p != NULL && *p != '\0') {
+      if (report_clockcal_load(p, &site) == 0) {
+        cal = &site;
+        from_site = 1;
+      }
+      break;
+    }
+  }
 
   if (r->has_comm)
     n += comm_items(r, it + n, ITEMS_MAX / 2 - n, est);
@@ -276,6 +292,8 @@ static size_t advise(const struct report *r,
   n += wait_items(r, it + n, est);
   if (cal != NULL && report_clock_item(r, cal, est, it + n) == 0)
     n++;
+  if (from_site)
+    report_clockcal_free(&site);
   qsort(it, n, sizeof it[0], by_saving);
   return n;
 }

@@ -205,6 +205,7 @@ static const struct field node_fields[] = {
   FIELD(struct node, total_how, K_STR),
   FIELD(struct node, energy_coverage, K_NUM),
   FIELD(struct node, cpu_freq_why, K_STR),
+  FIELD(struct node, clock_calibration, K_STR),
   FIELD(struct node, node_energy_j, K_NUM),
   FIELD(struct node, node_energy_err_j, K_NUM),
   FIELD(struct node, share, K_NUM),

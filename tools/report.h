@@ -137,6 +137,8 @@ struct sharing {
 struct node {
   const char *name, *total_from, *covers, *total_how;
   const char *cpu_freq_why; /* Why cpu_freq is null; NULL when absent. */
+  const char *clock_calibration; /* The site file's, for advise; NULL
+                                    when none */
   struct cpufreq cpu_freq;
   struct sharing sharing;
   double ranks, energy_j, energy_err_j, wall_s, power_w;

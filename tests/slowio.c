@@ -1,0 +1,147 @@
+/*
+ * slowio.c - a storage whose speed the test chooses: loaded with
+ * LD_PRELOAD into a job, it makes every write(2)-like call on a file
+ * under SLOWIO_PATH take SLOWIO_CALL_S + n x SLOWIO_BYTE_S seconds for
+ * its n bytes (write, pwrite, pwrite64, writev, pwritev, pwritev64),
+ * sleeping after the real call until then.  Whatever the MPI library's
+ * I/O layer (Open MPI's OMPIO, MPICH's ROMIO) makes of an MPI_File_write,
+ * its time is known, and so is its energy on a constant-power fixture
+ * (tests/advise-sizes.test).  Without SLOWIO_PATH it changes nothing.
+ * A call already slower than its target is not slowed further.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The call's start when FD is a file under SLOWIO_PATH; -1 otherwise. */
+static double start(int fd)
+{
+  const char *dir = getenv("SLOWIO_PATH");
+  char link[64], path[4096];
+  ssize_t n;
+
+  if (dir == NULL || *dir == '\0')
+    return -1;
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  n = readlink(link, path, sizeof path - 1);
+  if (n <= 0)
+    return -1;
+  path[n] = '\0';
+  return strncmp(path, dir, strlen(dir)) == 0 ? now() : -1;
+}
+
+/* Sleeps until T0 + SLOWIO_CALL_S + BYTES x SLOWIO_BYTE_S (when T0 >= 0),
+ * keeping errno as the real call left it. */
+static void finish(double t0, size_t bytes)
+{
+  const char *c = getenv("SLOWIO_CALL_S"), *b = getenv("SLOWIO_BYTE_S");
+  double until, left;
+  int saved = errno;
+
+  if (t0 < 0)
+    return;
+  until = t0 + (c ? atof(c) : 0) + (double)bytes * (b ? atof(b) : 0);
+  while ((left = until - now()) > 0) {
+    struct timespec ts = {(time_t)left,
+                          (long)((left - (double)(time_t)left) * 1e9)};
+    nanosleep(&ts, NULL);
+  }
+  errno = saved;
+}
+
+static size_t iov_bytes(const struct iovec *iov, int n)
+{
+  size_t s = 0;
+
+  for (int i = 0; i < n; i++)
+    s += iov[i].iov_len;
+  return s;
+}
+
+typedef ssize_t write_fn(int, const void *, size_t);
+typedef ssize_t pwrite_fn(int, const void *, size_t, off_t);
+typedef ssize_t pwrite64_fn(int, const void *, size_t, off64_t);
+typedef ssize_t writev_fn(int, const struct iovec *, int);
+typedef ssize_t pwritev_fn(int, const struct iovec *, int, off_t);
+typedef ssize_t pwritev64_fn(int, const struct iovec *, int, off64_t);
+
+/* The next definition of NAME (libc's), looked up once. */
+#define REAL(name)                                                        \
+  static name##_fn *real_##name;                                          \
+  if (real_##name == NULL)                                                \
+    real_##name = (name##_fn *)dlsym(RTLD_NEXT, #name);
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+  REAL(write)
+  double t0 = start(fd);
+  ssize_t r = real_write(fd, buf, n);
+
+  finish(t0, n);
+  return r;
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+  REAL(pwrite)
+  double t0 = start(fd);
+  ssize_t r = real_pwrite(fd, buf, n, off);
+
+  finish(t0, n);
+  return r;
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
+{
+  REAL(pwrite64)
+  double t0 = start(fd);
+  ssize_t r = real_pwrite64(fd, buf, n, off);
+
+  finish(t0, n);
+  return r;
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+  REAL(writev)
+  double t0 = start(fd);
+  ssize_t r = real_writev(fd, iov, cnt);
+
+  finish(t0, iov_bytes(iov, cnt));
+  return r;
+}
+
+ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+  REAL(pwritev)
+  double t0 = start(fd);
+  ssize_t r = real_pwritev(fd, iov, cnt, off);
+
+  finish(t0, iov_bytes(iov, cnt));
+  return r;
+}
+
+ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+  REAL(pwritev64)
+  double t0 = start(fd);
+  ssize_t r = real_pwritev64(fd, iov, cnt, off);
+
+  finish(t0, iov_bytes(iov, cnt));
+  return r;
+}
