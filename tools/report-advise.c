@@ -17,7 +17,11 @@
  *                      run whose ranks arrived together would save;
  *   io-clock           with a clock calibration (--calibration), a
  *                      lower CPU clock during the I/O phases
- *                      (report-clock.c).
+ *                      (report-clock.c);
+ *   io-approach        with an energy model (--model, pmon-report model
+ *                      calibrate), the I/O approach that the model
+ *                      predicts costs least, when it is not the run's
+ *                      (report-model.c's model_advise).
  *
  * A bin's saving is BYTES x (J/B of the bin - J/B of the largest bin).
  * Its bar adds, linearly (the bins' errors share the node's meter, so
@@ -37,13 +41,16 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "report-model.h"
 
 #define ITEMS_MAX 64
 
 static const char usage[] =
-  "usage: pmon-report advise [--json] [--calibration FILE] REPORT\n"
-  "       pmon-report advise --check [--json] [--calibration FILE] BEFORE "
-  "AFTER\n"
+  "usage: pmon-report advise [--json] [--calibration FILE] [--model FILE] "
+  "REPORT\n"
+  "       pmon-report advise --check [--json] [--calibration FILE] "
+  "[--model FILE]\n"
+  "                          BEFORE AFTER\n"
   "What would have cost less in the job of REPORT, from its own figures:\n"
   "a ranked list of changes, each with its predicted saving in joules and\n"
   "its bar, the predicted change of time, and what it assumes.\n"
@@ -55,11 +62,14 @@ static const char usage[] =
   "  -C, --calibration FILE\n"
   "               the node's clock calibration (pmon-meters\n"
   "               --calibrate-clock): advice on the clock during I/O\n"
+  "  -m, --model FILE\n"
+  "               the application's energy model (pmon-report model\n"
+  "               calibrate): advice on the I/O approach\n"
   "  -h, --help   print this help\n"
   "Exit status: 0 (also when there is no advice; with --check, when every\n"
   "applied item held), 3 when an applied item's prediction missed, 1 when\n"
-  "a report or the calibration cannot be read, 2 on bad usage.  See\n"
-  "pmon-report(1), ADVISE.\n";
+  "a report, the calibration or the model cannot be read, 2 on bad usage.\n"
+  "See pmon-report(1), ADVISE.\n";
 
 #define complain(status, ...) \
   report_say(status, "pmon-report: advise", __VA_ARGS__)
@@ -255,6 +265,67 @@ static size_t wait_items(const struct report *r, struct report_advice *it,
   return 1;
 }
 
+/* The io-approach item of R (FILE) under the model at MODEL into IT: the
+ * alternative that saves most beyond its bar.  0; -1 when there is none
+ * (a run the model cannot weigh gets a line that says why); -2 after one
+ * line when the model or the run cannot be read. */
+static int approach_item(const struct report *r, const char *file,
+                         const char *model, struct report_advice *it)
+{
+  struct model_advice a;
+  const struct model_alt *best = NULL;
+  double save = 0, err = 0;
+
+  if (model_advise(r, file, model, &a) != 0)
+    return -2;
+  if (a.n == 0) {
+    complain(0, "--model %s: no io-approach item: %s", model,
+             a.why[0] ? a.why : "no other approach could be predicted");
+    return -1;
+  }
+  for (size_t i = 0; i < a.n; i++) {
+    const struct model_alt *x = &a.alt[i];
+    double s = a.e_j - x->e_j;
+    double e = (isfinite(a.e_err_j) ? a.e_err_j * fabs(1 - x->e_j / a.e_j)
+                                    : NAN) + x->e_j * x->rel;
+
+    if ((isnan(e) ? s > 0 : s > e) && (best == NULL || s > save)) {
+      best = x;
+      save = s;
+      err = e;
+    }
+  }
+  if (best == NULL)
+    return -1;
+  memset(it, 0, sizeof *it);
+  it->kind = "io-approach";
+  it->saving_j = save;
+  it->saving_err_j = err;
+  it->time_change_s = best->t_s - a.t_s;
+  it->time_change_err_s = NAN;
+  snprintf(it->key, sizeof it->key, "%s", best->name);
+  snprintf(it->what, sizeof it->what,
+           "%s%.60s ran the I/O approach %.39s on %g node%s of %g cores: "
+           "%.4g J measured; the model predicts %.4g J for %.39s",
+           a.region[0] ? "region " : "the job", a.region, a.own, a.nodes,
+           a.nodes == 1 ? "" : "s", a.cores, a.e_j, best->e_j, best->name);
+  snprintf(it->setting, sizeof it->setting,
+           "run with the I/O approach %s, tagged approach=%s (PMON_TAGS) so "
+           "that --check finds it", best->name, best->name);
+  snprintf(it->assumes, sizeof it->assumes,
+           "the model %.120s (pmon-model(7)) holds for %.39s as it does "
+           "for %.39s: it predicted %.4g J for %.39s, and its error there "
+           "is scaled out; the bar adds the measured energy's bar and 1.96 "
+           "standard errors of the calibrated mean power, not the model's "
+           "own error for %.39s (pmon-report model validate on runs of "
+           "it)%s",
+           model, best->name, a.own, a.e_pred_j, a.own, best->name,
+           a.estimated ? "; the model's or the run's energy is ESTIMATED, "
+                         "and so is this saving"
+                       : "");
+  return 0;
+}
+
 static int by_saving(const void *a, const void *b);
 
 /* Every item of R, the largest saving first, into IT (ITEMS_MAX of
@@ -262,8 +333,8 @@ static int by_saving(const void *a, const void *b);
  * site file named in R's first node record that names one (a file that
  * cannot be used gets its one line, and no io-clock item). */
 static size_t advise(const struct report *r,
-                     const struct report_clockcal *cal,
-                     struct report_advice *it)
+                     const struct report_clockcal *cal, const char *model,
+                     const char *file, struct report_advice *it, int *bad)
 {
   const char *est = r->estimated > 0
                       ? "; the report's energy is ESTIMATED by a model, "
@@ -292,6 +363,13 @@ static size_t advise(const struct report *r,
   n += wait_items(r, it + n, est);
   if (cal != NULL && report_clock_item(r, cal, est, it + n) == 0)
     n++;
+  if (model != NULL) {
+    int rc = approach_item(r, file, model, it + n);
+
+    n += rc == 0;
+    if (rc == -2 && bad != NULL)
+      *bad = 1;
+  }
   if (from_site)
     report_clockcal_free(&site);
   qsort(it, n, sizeof it[0], by_saving);
@@ -302,7 +380,7 @@ size_t report_advice(const struct report *r, struct report_advice *out,
                      size_t max)
 {
   struct report_advice it[ITEMS_MAX];
-  size_t n = advise(r, NULL, it);
+  size_t n = advise(r, NULL, NULL, NULL, it, NULL);
 
   if (n > max)
     n = max;
@@ -358,7 +436,8 @@ struct check {
 };
 
 static void check_item(const struct report *before,
-                       const struct report *after,
+                       const struct report *after, const char *model,
+                       const char *bfile, const char *afile,
                        const struct report_advice *it, struct check *c)
 {
   double eb, errb, bb, sb, ea, erra, ba, sa;
@@ -371,6 +450,41 @@ static void check_item(const struct report *before,
     report_clock_check(before, after, it, &c->applied, &c->held,
                        &c->realized_j, &c->realized_err_j, c->why,
                        sizeof c->why);
+    return;
+  }
+  if (strcmp(it->kind, "io-approach") == 0) {
+    struct model_advice b, a;
+
+    if (model_measure(before, bfile, model, &b) != 0 ||
+        model_measure(after, afile, model, &a) != 0) {
+      snprintf(c->why, sizeof c->why, "the model cannot read the runs");
+      return;
+    }
+    /* Applied: the later run's tag names the approach, on as many nodes
+     * of as many cores. */
+    c->applied = strcmp(a.own, it->key) == 0 && a.nodes == b.nodes &&
+                 a.cores == b.cores;
+    if (!c->applied) {
+      snprintf(c->why, sizeof c->why, "the later run: approach %s on %g "
+               "nodes of %g cores, advised %s on %g of %g",
+               a.own[0] ? a.own : "(no tag)", a.nodes, a.cores, it->key,
+               b.nodes, b.cores);
+      return;
+    }
+    c->realized_j = b.e_j - a.e_j;
+    c->realized_err_j = b.e_err_j + a.e_err_j;
+    tol = it->saving_err_j + c->realized_err_j;
+    c->held = fabs(c->realized_j - it->saving_j) <= tol;
+    if (c->held)
+      snprintf(c->why, sizeof c->why, "%s: %.4g J measured after, %.4g J "
+               "before", it->key, a.e_j, b.e_j);
+    else
+      snprintf(c->why, sizeof c->why,
+               "%s: missed by %.3g J beyond both bars: the assumption that "
+               "the model holds for %s as for %s failed (%.4g J measured "
+               "after, %.4g J predicted): validate it on runs of %s",
+               it->key, fabs(c->realized_j - it->saving_j) - tol, it->key,
+               b.own, a.e_j, b.e_j - it->saving_j, it->key);
     return;
   }
   if (strcmp(it->kind, "wait") == 0) {
@@ -526,13 +640,14 @@ static void print_checks_text(const struct report *b, const struct report *a,
  * one missed, 1 when a report cannot be read.  CAL: the calibration, or
  * NULL. */
 static int check(const char *bpath, const char *apath,
-                 const struct report_clockcal *cal, int json)
+                 const struct report_clockcal *cal, const char *model,
+                 int json)
 {
   struct report_advice it[ITEMS_MAX];
   struct check c[ITEMS_MAX];
   struct report b, a;
   size_t n;
-  int missed = 0, rc;
+  int missed = 0, rc, bad = 0;
 
   if (report_open(bpath, strcmp(bpath, "-") ? bpath : "(standard input)",
                   &b) != 0)
@@ -542,9 +657,9 @@ static int check(const char *bpath, const char *apath,
     report_free(&b);
     return 1;
   }
-  n = advise(&b, cal, it);
+  n = advise(&b, cal, model, bpath, it, &bad);
   for (size_t i = 0; i < n; i++) {
-    check_item(&b, &a, &it[i], &c[i]);
+    check_item(&b, &a, model, bpath, apath, &it[i], &c[i]);
     missed |= c[i].applied && !c[i].held;
   }
   if (json)
@@ -556,7 +671,7 @@ static int check(const char *bpath, const char *apath,
   report_tty_release();
   report_free(&a);
   report_free(&b);
-  return rc || fflush(stdout) != 0 ? 1 : missed ? 3 : 0;
+  return rc || bad || fflush(stdout) != 0 ? 1 : missed ? 3 : 0;
 }
 
 int report_advise(int argc, char **argv)
@@ -564,22 +679,24 @@ int report_advise(int argc, char **argv)
   static const struct option longopts[] = {
     {"json", no_argument, NULL, 'j'}, {"check", no_argument, NULL, 'c'},
     {"calibration", required_argument, NULL, 'C'},
+    {"model", required_argument, NULL, 'm'},
     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   struct report_clockcal cal;
-  const char *calpath = NULL;
+  const char *calpath = NULL, *model = NULL;
   struct report_advice it[ITEMS_MAX];
   struct report r;
   const char *name;
-  int c, json = 0, checking = 0, rc = 0;
+  int c, json = 0, checking = 0, rc = 0, bad = 0;
   size_t n;
 
   opterr = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, ":jhC:", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":jhC:m:", longopts, NULL)) != -1) {
     switch (c) {
     case 'j': json = 1; break;
     case 'c': checking = 1; break;
     case 'C': calpath = optarg; break;
+    case 'm': model = optarg; break;
     case 'h': fputs(usage, stdout); return 0;
     case ':':
       return complain(2, "%s: option needs an argument", argv[optind - 1]);
@@ -594,7 +711,8 @@ int report_advise(int argc, char **argv)
   if (calpath != NULL && report_clockcal_load(calpath, &cal) != 0)
     return 1;
   if (checking) {
-    rc = check(argv[optind], argv[optind + 1], calpath ? &cal : NULL, json);
+    rc = check(argv[optind], argv[optind + 1], calpath ? &cal : NULL, model,
+               json);
     if (calpath != NULL)
       report_clockcal_free(&cal);
     return rc;
@@ -605,7 +723,7 @@ int report_advise(int argc, char **argv)
       report_clockcal_free(&cal);
     return 1;
   }
-  n = advise(&r, calpath ? &cal : NULL, it);
+  n = advise(&r, calpath ? &cal : NULL, model, argv[optind], it, &bad);
   if (calpath != NULL)
     report_clockcal_free(&cal);
   if (json)
@@ -614,5 +732,5 @@ int report_advise(int argc, char **argv)
     print_text(&r, it, n);
   report_tty_release();
   report_free(&r);
-  return rc || fflush(stdout) != 0 ? 1 : 0;
+  return rc || bad || fflush(stdout) != 0 ? 1 : 0;
 }

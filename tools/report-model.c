@@ -996,3 +996,138 @@ int model_validate(int argc, char **argv) {
     status = model_complain(1, "validate: no run could be predicted");
   return status;
 }
+
+/* ---- advise's io-approach ---------------------------------------------- */
+
+/* The approaches weighed against a run's own on NODES nodes of CORES
+ * cores: tp, dc:1 and dc:2 (where cores are left to compute), dn:S:1 for
+ * every group of S + 1 nodes (up to 16) that divides NODES. */
+static size_t candidates(double nodes, double cores, struct approach *a,
+                         size_t max) {
+  size_t n = 0;
+  char why[80];
+
+  if (n < max && parse_approach("tp", &a[n], why, sizeof why) == 0)
+    n++;
+  for (long k = 1; k <= 2 && n < max; k++)
+    if ((double)k < cores) {
+      char s[16];
+      snprintf(s, sizeof s, "dc:%ld", k);
+      if (parse_approach(s, &a[n], why, sizeof why) == 0)
+        n++;
+    }
+  for (long g = 2; g <= 16 && n < max; g++)
+    if ((double)g <= nodes && fmod(nodes, (double)g) == 0) {
+      char s[24];
+      snprintf(s, sizeof s, "dn:%ld:1", g - 1);
+      if (parse_approach(s, &a[n], why, sizeof why) == 0)
+        n++;
+    }
+  return n;
+}
+
+/* The relative standard error of a calibrated mean power (0 unknown). */
+static double mean_se(const struct spread *s) {
+  return s->n > 0 && s->sd > 0 && s->mean > 0
+           ? s->sd / s->mean / sqrt((double)s->n) : 0;
+}
+
+int model_advise(const struct report *r, const char *file, const char *path,
+                 struct model_advice *out) {
+  struct approach cand[24];
+  struct knobs k = {NAN, NAN, NAN, 1};
+  struct prediction own;
+  struct sample x;
+  struct model m;
+  size_t nc;
+  int rc = 0;
+
+  memset(out, 0, sizeof *out);
+  if (model_load(path, &m)) {
+    model_free(&m);
+    return -1;
+  }
+  if (model_take_sample(r, file, m.region, NULL, &x) != 0) {
+    model_sample_free(&x);
+    model_free(&m);
+    return -1;
+  }
+  snprintf(out->region, sizeof out->region, "%s",
+           m.region ? m.region : "");
+  out->estimated = m.estimated || x.estimated;
+  if (!x.has_approach)
+    snprintf(out->why, sizeof out->why, "the report has no tag approach= "
+             "(PMON_TAGS): its own I/O approach is not known");
+  else if (!(x.energy_j > 0))
+    snprintf(out->why, sizeof out->why, "no measured energy");
+  else if (x.partial[0])
+    snprintf(out->why, sizeof out->why, "%s", x.partial);
+  else if (m.covers && x.covers && strcmp(m.covers, x.covers) != 0)
+    snprintf(out->why, sizeof out->why, "its energy covers %s, the model's "
+             "%s", x.covers, m.covers);
+  if (out->why[0])
+    goto done;
+  k.io_time = x.io_time_s;
+  if (predict(&m, &x.a, x.nodes, x.cores, &k, &own) != 0 || !(own.e > 0)) {
+    snprintf(out->why, sizeof out->why, "its own approach %s: %s",
+             x.a.name, own.why);
+    goto done;
+  }
+  snprintf(out->own, sizeof out->own, "%s", x.a.name);
+  out->nodes = x.nodes;
+  out->cores = x.cores;
+  out->e_j = x.energy_j;
+  out->e_err_j = x.energy_err_j;
+  out->t_s = x.time_s;
+  out->e_pred_j = own.e;
+  out->io_time_s = x.io_time_s;
+  nc = candidates(x.nodes, x.cores, cand, sizeof cand / sizeof cand[0]);
+  for (size_t i = 0; i < nc && out->n < MODEL_ALTS; i++) {
+    struct model_alt *a = &out->alt[out->n];
+    struct prediction p;
+    double se = mean_se(&m.p_max);
+
+    if (strcmp(cand[i].name, x.a.name) == 0 ||
+        predict(&m, &cand[i], x.nodes, x.cores, &k, &p) != 0 || !(p.t > 0))
+      continue;
+    if (cand[i].kind == A_DN || x.a.kind == A_DN)
+      se = sqrt(se * se + mean_se(&m.p_idle) * mean_se(&m.p_idle));
+    snprintf(a->name, sizeof a->name, "%s", cand[i].name);
+    /* The model's error on the run's own approach scaled out. */
+    a->e_j = x.energy_j * p.e / own.e;
+    a->t_s = x.time_s * p.t / own.t;
+    a->rel = 1.96 * se;
+    out->n++;
+  }
+done:
+  model_sample_free(&x);
+  model_free(&m);
+  return rc;
+}
+
+int model_measure(const struct report *r, const char *file, const char *path,
+                  struct model_advice *out) {
+  struct sample x;
+  struct model m;
+  int rc = 0;
+
+  memset(out, 0, sizeof *out);
+  if (model_load(path, &m)) {
+    model_free(&m);
+    return -1;
+  }
+  if (model_take_sample(r, file, m.region, NULL, &x) != 0)
+    rc = -1;
+  else {
+    snprintf(out->own, sizeof out->own, "%s",
+             x.has_approach ? x.a.name : "");
+    out->nodes = x.nodes;
+    out->cores = x.cores;
+    out->e_j = x.energy_j;
+    out->e_err_j = x.energy_err_j;
+    out->t_s = x.time_s;
+  }
+  model_sample_free(&x);
+  model_free(&m);
+  return rc;
+}

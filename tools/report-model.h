@@ -112,6 +112,42 @@ int model_node_powers(const struct report *r, const char *region,
 /* Prints the model m for people, with its source file name. */
 void model_print(FILE *out, const struct model *m, const char *name);
 
+/* advise's io-approach (report-advise.c): a run under a model, and what
+ * the other approaches would have cost it.  Each alternative's energy
+ * and time are the run's measured ones times the model's prediction for
+ * the alternative over its prediction for the run's own approach (the
+ * model's error on the run's own approach scaled out); rel is the
+ * relative bar of that ratio from the calibration: 1.96 standard errors
+ * of the mean P_max (and P_idle where a dedicated node is involved). */
+#define MODEL_ALTS 24
+struct model_alt {
+  char name[40];
+  double e_j, t_s, rel;
+};
+struct model_advice {
+  char own[40];          /* the run's approach (its tag); "" unknown */
+  char region[128];      /* the model's region; "" the job */
+  char why[280];         /* why there is no alternative; "" */
+  double nodes, cores, e_j, e_err_j, t_s; /* the run, measured */
+  double e_pred_j;       /* the model's prediction for its own approach */
+  double io_time_s;      /* its I/O time (tp's), NAN unknown */
+  int estimated;         /* the model's or the run's energy estimated */
+  size_t n;
+  struct model_alt alt[MODEL_ALTS];
+};
+
+/* R (FILE) under the model at PATH into *OUT: its own figures and the
+ * alternatives that the model can predict (OUT->n; none, with OUT->why,
+ * when the run has no approach tag, no whole measured energy, or its own
+ * approach cannot be predicted).  0, or -1 after one line when the model
+ * or the run cannot be read. */
+int model_advise(const struct report *r, const char *file, const char *path,
+                 struct model_advice *out);
+/* R's approach, nodes, cores and measured figures as the model at PATH
+ * reads them (its region), into OUT (n = 0); 0, or -1 after one line. */
+int model_measure(const struct report *r, const char *file, const char *path,
+                  struct model_advice *out);
+
 /* "pmon-report model calibrate" (report-calibrate.c), "model predict"
  * and "model validate" (report-model.c): argv[0] is the subcommand; the
  * exit status: 0 when done, 1 when a file could not be read or written or

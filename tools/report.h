@@ -451,7 +451,7 @@ int report_watch(int argc, char **argv);
 struct report_advice {
   const char *kind; /* "comm-message-size", "io-access-size", "wait",
                        "io-clock" */
-  char what[256], setting[256], assumes[512];
+  char what[384], setting[256], assumes[768];
   double saving_j, saving_err_j, time_change_s, time_change_err_s;
   char key[64];   /* the call, or "read" or "write" (none for wait) */
   double big_min; /* the size bin at whose J/B the small ones are put;
