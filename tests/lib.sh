@@ -199,33 +199,83 @@ cover_truth() {
     'BEGIN { if (c == "" || c == "null" || c > 1) c = 1; printf "%.6f\n", t * c }'
 }
 
+# A gap (an event "gap" of node 0: its meter had no reading for longer
+# than it allows, and that time is not counted) is known to the
+# nanosecond: it ends at the event's t_s after init (monotonic_ns[0]) and
+# lasted the seconds its detail says ("no reading for S s").
+# wave_gaps REPORT: each gap of REPORT's node 0, "T0_NS T1_NS" a line.
+wave_gaps() {
+  wg_n=$($JGET "$1" nodes/0/events/#) wg_i=0
+  wg_z=$($JGET "$1" nodes/0/monotonic_ns/0)
+  while [ "$wg_i" -lt "${wg_n:-0}" ]; do
+    if [ "$($JGET "$1" "nodes/0/events/$wg_i/type")" = gap ]; then
+      awk -v z="$wg_z" -v t="$($JGET "$1" "nodes/0/events/$wg_i/t_s")" \
+        -v d="$($JGET "$1" "nodes/0/events/$wg_i/detail" |
+                sed -n 's/^no reading for \([0-9.]*\) s.*/\1/p')" \
+        'BEGIN { if (d != "") printf "%.0f %.0f\n", z + (t - d) * 1e9, z + t * 1e9 }'
+    fi
+    wg_i=$((wg_i + 1))
+  done
+}
+
+# wave_gapless SPEC ORIGIN_NS T0_NS T1_NS GAPS: the truth from T0 to T1
+# but within the gaps (the lines of wave_gaps in file GAPS), then the
+# seconds of those gaps that fell in that span.
+wave_gapless() {
+  wl_e=$(wave_truth "$1" "$2" "$3" "$4") wl_s=0
+  while read -r wl_a wl_b; do
+    wl_lo=$(awk -v a="$wl_a" -v t="$3" 'BEGIN { printf "%.0f", (a > t ? a : t) }')
+    wl_hi=$(awk -v b="$wl_b" -v t="$4" 'BEGIN { printf "%.0f", (b < t ? b : t) }')
+    if awk -v l="$wl_lo" -v h="$wl_hi" 'BEGIN { exit !(l < h) }'; then
+      wl_e=$(awk -v e="$wl_e" -v g="$(wave_truth "$1" "$2" "$wl_lo" "$wl_hi")" \
+        'BEGIN { printf "%.6f", e - g }')
+      wl_s=$(awk -v s="$wl_s" -v l="$wl_lo" -v h="$wl_hi" \
+        'BEGIN { printf "%.9f", s + (h - l) / 1e9 }')
+    fi
+  done < "$5"
+  echo "$wl_e $wl_s"
+}
+
 # wave_node_near WHAT REPORT SPEC ORIGIN_NS [CHANNEL]: node 0's energy,
 # or its CHANNEL's, within 1 % of the truth over the span the node
-# measured (nodes/0/monotonic_ns), times the share of it measured.
+# measured (nodes/0/monotonic_ns) but its gaps, times the share of the
+# rest measured.
 wave_node_near() {
   wn_t0=$($JGET "$2" nodes/0/monotonic_ns/0)
   wn_t1=$($JGET "$2" nodes/0/monotonic_ns/1)
+  wave_gaps "$2" > "$TMP/wave-gaps"
+  set -- "$1" "$2" "$3" "$4" "$5" $(wave_gapless "$3" "$4" "$wn_t0" "$wn_t1" "$TMP/wave-gaps")
   wn_c=$(awk -v c="$($JGET "$2" nodes/0/coverage/0/covered_s)" \
-    -v a="$wn_t0" -v b="$wn_t1" 'BEGIN { print c / ((b - a) / 1e9) }')
+    -v a="$wn_t0" -v b="$wn_t1" -v g="$7" 'BEGIN { print c / ((b - a) / 1e9 - g) }')
   if [ -n "$5" ]; then wn_e=$($JGET "$2" "nodes/0/channels/$5")
   else wn_e=$($JGET "$2" nodes/0/energy_j); fi
-  near "$1 (measured share $wn_c)" "$wn_e" \
-    "$(cover_truth "$1" "$(wave_truth "$3" "$4" "$wn_t0" "$wn_t1")" "$wn_c")" 1
+  wn_g=
+  [ "$7" != 0 ] && wn_g=", $7 s of gaps"
+  near "$1 (measured share $wn_c$wn_g)" "$wn_e" \
+    "$(cover_truth "$1" "$6" "$wn_c")" 1
 }
 
 # wave_regions_near WHAT REPORT OUTPUT SPEC ORIGIN_NS: each region that
 # tests/wave_regions printed in OUTPUT ("region NAME T0_NS T1_NS") within
-# 1 % of the truth between those instants, times the share measured (its
-# coverage); there must be one at least.
+# 1 % of the truth between those instants but the node's gaps, times the
+# share of the rest measured (from its coverage); there must be one at
+# least.
 wave_regions_near() {
   wr_n=0
+  wave_gaps "$2" > "$TMP/wave-gaps"
   while read -r wr_kw wr_name wr_t0 wr_t1; do
     [ "$wr_kw" = region ] || continue
     wr_n=$((wr_n + 1))
-    wr_c=$($JGET "$2" "regions/name=$wr_name/coverage")
-    near "$1 region $wr_name (measured share $wr_c)" \
+    wr_g=$(wave_gapless "$4" "$5" "$wr_t0" "$wr_t1" "$TMP/wave-gaps")
+    wr_c=$(awk -v c="$($JGET "$2" "regions/name=$wr_name/coverage")" \
+      -v a="$wr_t0" -v b="$wr_t1" -v g="${wr_g#* }" \
+      'BEGIN { if (c == "" || c == "null") { print c; exit }
+               l = (b - a) / 1e9; print c * l / (l - g) }')
+    wr_l=
+    [ "${wr_g#* }" != 0 ] && wr_l=", ${wr_g#* } s of gaps"
+    near "$1 region $wr_name (measured share $wr_c$wr_l)" \
       "$($JGET "$2" "regions/name=$wr_name/energy_j")" \
-      "$(cover_truth "$1 region $wr_name" "$(wave_truth "$4" "$5" "$wr_t0" "$wr_t1")" "$wr_c")" 1
+      "$(cover_truth "$1 region $wr_name" "${wr_g% *}" "$wr_c")" 1
   done < "$3"
   [ "$wr_n" -gt 0 ] || fail "$1: no regions in $3"
 }
