@@ -80,68 +80,30 @@ typedef ssize_t writev_fn(int, const struct iovec *, int);
 typedef ssize_t pwritev_fn(int, const struct iovec *, int, off_t);
 typedef ssize_t pwritev64_fn(int, const struct iovec *, int, off64_t);
 
-/* The next definition of NAME (libc's), looked up once. */
-#define REAL(name)                                                        \
-  static name##_fn *real_##name;                                          \
-  if (real_##name == NULL)                                                \
-    real_##name = (name##_fn *)dlsym(RTLD_NEXT, #name);
+/* NAME PARAMS: the next definition of NAME (libc's, looked up once)
+ * called with ARGS, on file descriptor fd, paced for BYTES bytes. */
+#define PACED(name, params, args, bytes)                                  \
+  ssize_t name params                                                     \
+  {                                                                       \
+    static name##_fn *real;                                               \
+    double t0 = start(fd);                                                \
+    ssize_t r;                                                            \
+                                                                          \
+    if (real == NULL)                                                     \
+      real = (name##_fn *)dlsym(RTLD_NEXT, #name);                        \
+    r = real args;                                                        \
+    finish(t0, bytes);                                                    \
+    return r;                                                             \
+  }
 
-ssize_t write(int fd, const void *buf, size_t n)
-{
-  REAL(write)
-  double t0 = start(fd);
-  ssize_t r = real_write(fd, buf, n);
-
-  finish(t0, n);
-  return r;
-}
-
-ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
-{
-  REAL(pwrite)
-  double t0 = start(fd);
-  ssize_t r = real_pwrite(fd, buf, n, off);
-
-  finish(t0, n);
-  return r;
-}
-
-ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
-{
-  REAL(pwrite64)
-  double t0 = start(fd);
-  ssize_t r = real_pwrite64(fd, buf, n, off);
-
-  finish(t0, n);
-  return r;
-}
-
-ssize_t writev(int fd, const struct iovec *iov, int cnt)
-{
-  REAL(writev)
-  double t0 = start(fd);
-  ssize_t r = real_writev(fd, iov, cnt);
-
-  finish(t0, iov_bytes(iov, cnt));
-  return r;
-}
-
-ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
-{
-  REAL(pwritev)
-  double t0 = start(fd);
-  ssize_t r = real_pwritev(fd, iov, cnt, off);
-
-  finish(t0, iov_bytes(iov, cnt));
-  return r;
-}
-
-ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
-{
-  REAL(pwritev64)
-  double t0 = start(fd);
-  ssize_t r = real_pwritev64(fd, iov, cnt, off);
-
-  finish(t0, iov_bytes(iov, cnt));
-  return r;
-}
+PACED(write, (int fd, const void *buf, size_t n), (fd, buf, n), n)
+PACED(pwrite, (int fd, const void *buf, size_t n, off_t off),
+      (fd, buf, n, off), n)
+PACED(pwrite64, (int fd, const void *buf, size_t n, off64_t off),
+      (fd, buf, n, off), n)
+PACED(writev, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt),
+      iov_bytes(iov, cnt))
+PACED(pwritev, (int fd, const struct iovec *iov, int cnt, off_t off),
+      (fd, iov, cnt, off), iov_bytes(iov, cnt))
+PACED(pwritev64, (int fd, const struct iovec *iov, int cnt, off64_t off),
+      (fd, iov, cnt, off), iov_bytes(iov, cnt))
