@@ -1040,7 +1040,6 @@ int model_advise(const struct report *r, const char *file, const char *path,
   struct sample x;
   struct model m;
   size_t nc;
-  int rc = 0;
 
   memset(out, 0, sizeof *out);
   if (model_load(path, &m)) {
@@ -1102,7 +1101,7 @@ int model_advise(const struct report *r, const char *file, const char *path,
 done:
   model_sample_free(&x);
   model_free(&m);
-  return rc;
+  return 0;
 }
 
 int model_measure(const struct report *r, const char *file, const char *path,
