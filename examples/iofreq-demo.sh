@@ -15,7 +15,9 @@
 # every CPU restored) and compares the two runs: the I/O energy and MB/J
 # change, the bytes do not.  On real nodes the I/O time may grow as well;
 # on fixtures the clock is a number in a file, and only the power follows
-# it.  Every file is in iofreq-demo/, made afresh each time.
+# it.  The fixture node is not this machine, so what else runs here is
+# not work beside the job on it: PMON_SHARE=off (pmon(7), Shared nodes).
+# Every file is in iofreq-demo/, made afresh each time.
 
 MPIRUN_SH=${MPIRUN_SH:-tests/mpirun.sh}
 dir=iofreq-demo
@@ -44,6 +46,7 @@ for run in without with; do
   if [ $run = with ]; then f=1200; else f=; fi
   echo "iofreq-demo: examples/iopattern on 2 ranks, ${f:+PMON_IO_FREQ=}${f:-without PMON_IO_FREQ}"
   env PMON_SYSFS_ROOT="$dir/sys" PMON_METERS="pm_counters:$dir/pm" \
+    PMON_SHARE=off \
     PMON_IO_FREQ="$f" PMON_IO_FREQ_STATE="$dir" PMON_LABEL="$run" \
     PMON_QUIET=1 PMON_OUTPUT="$dir/$run.json" \
     "$MPIRUN_SH" -n 2 tools/pmon-run -- \

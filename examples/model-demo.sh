@@ -24,7 +24,11 @@
 #  e. pmon-report model validate, with the study's power of dedicated
 #     cores and nodes, then with their measured CPU use (--dedicated-busy);
 #     and pmon-report compare --by approach (its main figures, from its
-#     CSV: the whole table is some 170 columns wide).
+#     CSV: the whole table is some 170 columns wide);
+#  f. pmon-report advise --model on the first tp run: the approach the
+#     model predicts costs least, with its saving and bar; then advise
+#     --check on the first run of that approach, which says whether the
+#     prediction held.
 # Every file is in model-demo/, made afresh each time.  It takes about a
 # minute on a 2-core machine (43 to 65 s where other work shared it, most
 # of it the 12 runs).  It prints the model once (calibrate) and every line
@@ -110,7 +114,13 @@ fi
 rm -rf "$D" && mkdir -p "$D/data" "$D/mpi" || exit 1
 D=$(cd "$D" && pwd)
 PMON_MPIRUN_TMP=$D/mpi # a session directory per launch (tests/mpirun.sh)
-export PMON_MPIRUN_TMP
+# The emulated nodes are one machine: each node's leader would see the
+# other nodes' ranks and the feeders as other work on its node and count
+# only its job's share (pmon(7), Shared nodes; 55 W for a busy node of
+# 210 W).  Each emulated node is a whole node, as a site that gives
+# whole nodes says with PMON_SHARE=off.
+PMON_SHARE=off
+export PMON_MPIRUN_TMP PMON_SHARE
 FEEDERS=
 stop_feeders() { for p in $FEEDERS; do kill "$p" 2>/dev/null; done; }
 trap stop_feeders EXIT
@@ -290,5 +300,26 @@ echo "\$ pmon-report compare --by approach --csv run-*.json   (its main figures)
     print "+-: the mean'"'"'s 95 % Student-t interval plus the mean of the runs'"'"' bars;"
     print "ratio: to " order[1] "; a difference within the two bars is not significant"
   }'
+
+# f. advise: the approach the model says costs least, with its bar, for
+# the first tp run; then checked on the first run of that approach.
+echo
+echo "== f. advise on a tp run, checked on a run of the approach it names"
+echo "\$ pmon-report advise --model model.json run-tp-r1.json"
+"$REPORT" advise --model "$D/model.json" "$D/run-tp-r1.json" 2>&1 | wrap
+a=$("$REPORT" advise --json --model "$D/model.json" "$D/run-tp-r1.json" \
+      2> /dev/null | sed -n 's/.*tagged approach=\([^ ]*\) .*/\1/p' | head -n 1)
+f=$(echo "$a" | tr -d :)
+if [ -n "$a" ] && [ -s "$D/run-$f-r1.json" ]; then
+  echo "\$ pmon-report advise --check --model model.json run-tp-r1.json run-$f-r1.json"
+  "$REPORT" advise --check --model "$D/model.json" "$D/run-tp-r1.json" \
+    "$D/run-$f-r1.json" > "$D/check.out" 2>&1
+  rc=$?
+  wrap < "$D/check.out"
+  echo "model-demo: (exit status $rc: 0 when the prediction held, 3 when it missed)"
+elif [ -n "$a" ]; then
+  echo "model-demo: no run of $a here to check it on (the demo runs tp, dc:1 and dn:1:1)"
+fi
+
 echo
 echo "model-demo: the reports and the model are in $D"

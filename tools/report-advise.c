@@ -516,7 +516,11 @@ static void check_item(const struct report *before,
   c->realized_err_j = errb + erra * bb / ba;
   tol = it->saving_err_j + c->realized_err_j;
   c->held = fabs(c->realized_j - it->saving_j) <= tol;
-  if (c->held)
+  if (!c->applied)
+    snprintf(c->why, sizeof c->why, "%s: %.3g of %.3g bytes still below "
+             "%.0f bytes (%.3g before; applied leaves a tenth or less)",
+             it->key, sa, ba, it->big_min, sb);
+  else if (c->held)
     snprintf(c->why, sizeof c->why, "%s: %.3g of %.3g bytes below %.0f "
              "bytes left", it->key, sa, ba, it->big_min);
   else
