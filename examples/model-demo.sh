@@ -319,6 +319,8 @@ if [ -n "$a" ] && [ -s "$D/run-$f-r1.json" ]; then
   echo "model-demo: (exit status $rc: 0 when the prediction held, 3 when it missed)"
 elif [ -n "$a" ]; then
   echo "model-demo: no run of $a here to check it on (the demo runs tp, dc:1 and dn:1:1)"
+else
+  echo "model-demo: no io-approach item: for this run, no other approach saves more than its bar"
 fi
 
 echo
