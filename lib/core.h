@@ -202,6 +202,9 @@ struct pmon_mstate {
   int anchoring;            /* in pmon__meters_sample_all(): 1 at
                                finalize (stamped at the reading, not
                                half-way), 2 at init */
+  uint64_t quick_ns;        /* the quickest read() since the first (0:
+                               none yet), for sample_one()'s retries */
+  _Atomic unsigned long retried; /* reads taken again for being slow */
 
   /* The poller thread that reads this meter (leader only). */
   pthread_t poller;

@@ -864,21 +864,55 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
 
 /*
  * Take one reading of meter I and fold it in (pmon__meter_fold()), stamped
- * with the midpoint of the driver's read().  Lock held or no sampler.
- * Returns as pmon__meter_fold().
+ * with the midpoint of the driver's read().  The value belongs to some
+ * instant inside the read, not surely its middle: one that took long (a
+ * BMC or its host held up after the request came, a reading thread that
+ * waited for a processor) is stamped off by up to half of it, and a run's
+ * ends and a region's are such stamps.  So a read slower than the meter's
+ * quick ones (more than twice the quickest since the first, which opens
+ * connections, and a millisecond) is taken again, twice at most while the
+ * clock is before UNTIL, and the quickest of the tries is folded; the
+ * others are dropped, which loses nothing: only a counter's reads are
+ * taken again, and a counter carries its energy to the next reading.
+ * (A sampled meter's reading is a point of its power curve, and an
+ * instrument's stream would lose one.)  Before a quick read is known
+ * (init), the tries are made to learn one.  A try that fails ends them.
+ * FORCE: one try, folded as it came.  Lock held or no sampler.  Returns
+ * as pmon__meter_fold().
  */
-static int sample_one(int i, int force)
+static int sample_one(int i, int force, uint64_t until)
 {
-  struct pmon_meter *m = &pmon__g.ms[i].m;
-  struct pmon_reading r;
-  uint64_t t0, t1;
-  int rc;
+  struct pmon_mstate *ms = &pmon__g.ms[i];
+  struct pmon_meter *m = &ms->m;
+  struct pmon_reading r, best;
+  uint64_t t0, t1, d, best_t = 0, best_d = UINT64_MAX;
+  int rc, tries = 0, known;
+  int retry = (m->flags & PMON_DRV_COUNTER) && m->window_s <= 0;
 
-  memset(&r, 0, sizeof r);
-  t0 = pmon__now_ns();
-  rc = m->drv->read(m, &r);
-  t1 = pmon__now_ns();
-  return pmon__meter_fold(i, rc, &r, t0 + (t1 - t0) / 2, force);
+  for (;;) {
+    memset(&r, 0, sizeof r);
+    t0 = pmon__now_ns();
+    rc = m->drv->read(m, &r);
+    t1 = pmon__now_ns();
+    d = t1 - t0;
+    if (rc != 0)
+      break;
+    known = ms->quick_ns != 0 || tries > 0;
+    if (ms->primed && (ms->quick_ns == 0 || d < ms->quick_ns))
+      ms->quick_ns = d;
+    if (d < best_d) {
+      best = r;
+      best_d = d;
+      best_t = t0 + d / 2;
+    }
+    if (force || !ms->primed || !retry || ++tries > 2 || t1 >= until ||
+        (known && best_d <= 2 * ms->quick_ns + 1000000))
+      return pmon__meter_fold(i, 0, &best, best_t, force);
+    ms->retried++;
+  }
+  if (best_d != UINT64_MAX)
+    return pmon__meter_fold(i, 0, &best, best_t, force);
+  return pmon__meter_fold(i, rc, &r, t0 + d / 2, force);
 }
 
 void pmon__meters_sample_all(uint64_t now)
@@ -896,10 +930,10 @@ void pmon__meters_sample_all(uint64_t now)
      * After the limit a stale value is taken, stamped now. */
     ms->anchoring = ms->primed ? 1 : 2;
     if (!ms->primed)
-      sample_one(i, 0);
+      sample_one(i, 0, 0);
     /* A meter that fails is tried once: its trouble must not hold the
      * program up. */
-    while (!ms->failing && !sample_one(i, pmon__now_ns() >= limit)) {
+    while (!ms->failing && !sample_one(i, pmon__now_ns() >= limit, limit)) {
       if (pmon__now_ns() >= limit && !ms->primed)
         break;
       nanosleep(&nap, NULL);
@@ -970,7 +1004,7 @@ static void *poller_main(void *arg)
 
     if (now >= ms->due_ns) {
       pthread_mutex_unlock(&g->lock);
-      sample_one(i, 0);
+      sample_one(i, 0, now + period / 2);
       pthread_mutex_lock(&g->lock);
       ms->due_ns += period;
       now = pmon__now_ns();

@@ -5,7 +5,7 @@ driver: a small mockup whose power readings follow a known waveform.
   redfish-peer.py --port-file F [--count-file F] [--offer energy,power,legacy]
                   [--wave SPEC] [--cpu-wave SPEC] [--origin NS]
                   [--user U --password P] [--cert F --key F]
-                  [--fault-file F] [--chassis ID]
+                  [--fault-file F] [--chassis ID] [--late S:N]
 
 Serves, with HTTP/1.1 keep-alive, on a free port that it writes to
 --port-file once it listens:
@@ -31,6 +31,9 @@ count after each one.  With --cert and --key it serves HTTPS.  When
 --fault-file exists, its first word makes the readings fail: "null" (a
 null Reading), "missing" (no reading property), "garbage" (a body that is
 not JSON), "big" (a body of 2 MiB), or an HTTP status such as "500".
+With --late S:N, of every N requests for a reading all but the first wait
+S seconds before the reading is taken: a BMC held up after the request
+came, whose value belongs to the end of the round trip, not its middle.
 Standard library only.
 """
 import argparse
@@ -96,6 +99,11 @@ class Peer:
         self.origin = args.origin if args.origin else time.monotonic_ns()
         self.lock = threading.Lock()
         self.count = 0
+        self.readings = 0
+        self.late, self.late_n = 0.0, 0
+        if args.late:
+            s, n = args.late.split(":")
+            self.late, self.late_n = float(s), int(n)
         self.auth = None
         if args.user is not None:
             pair = "%s:%s" % (args.user, args.password or "")
@@ -118,6 +126,17 @@ class Peer:
                 return (f.read().split() or [""])[0]
         except (OSError, TypeError):
             return ""
+
+    def hold(self, path):
+        """Wait before a reading, as --late says."""
+        if self.late_n <= 0 or not path.endswith(
+                ("/EnvironmentMetrics", "/Power")):
+            return
+        with self.lock:
+            k = self.readings
+            self.readings += 1
+        if k % self.late_n != 0:
+            time.sleep(self.late)
 
     def resource(self, path):
         """The document at PATH, as of now, or None."""
@@ -209,6 +228,7 @@ def handler(peer):
             if peer.auth and self.headers.get("Authorization") != peer.auth:
                 return self.error(401, "authentication required")
             path = self.path.split("?")[0].rstrip("/")
+            peer.hold(path)
             doc = peer.resource(path)
             if doc is None:
                 return self.error(404, "no such resource: " + path)
@@ -249,6 +269,7 @@ def main():
     ap.add_argument("--key")
     ap.add_argument("--fault-file")
     ap.add_argument("--chassis", default="1U")
+    ap.add_argument("--late")
     args = ap.parse_args()
     peer = Peer(args)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler(peer))
