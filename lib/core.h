@@ -202,8 +202,11 @@ struct pmon_mstate {
   int anchoring;            /* in pmon__meters_sample_all(): 1 at
                                finalize (stamped at the reading, not
                                half-way), 2 at init */
-  uint64_t quick_ns;        /* the quickest read() since the first (0:
-                               none yet), for sample_one()'s retries */
+  uint64_t quick_ns;        /* about the quickest read() since the first
+                               (0: none yet), for sample_one()'s retries */
+  int unstale;              /* a try after the one folded was dropped:
+                               the driver's stale flag on the next one
+                               compares with that try, not the core's */
   _Atomic unsigned long retried; /* reads taken again for being slow */
 
   /* The poller thread that reads this meter (leader only). */

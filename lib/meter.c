@@ -868,25 +868,35 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
  * instant inside the read, not surely its middle: one that took long (a
  * BMC or its host held up after the request came, a reading thread that
  * waited for a processor) is stamped off by up to half of it, and a run's
- * ends and a region's are such stamps.  So a read slower than the meter's
- * quick ones (more than twice the quickest since the first, which opens
- * connections, and a millisecond) is taken again, twice at most while the
- * clock is before UNTIL, and the quickest of the tries is folded; the
- * others are dropped, which loses nothing: only a counter's reads are
- * taken again, and a counter carries its energy to the next reading.
- * (A sampled meter's reading is a point of its power curve, and an
- * instrument's stream would lose one.)  Before a quick read is known
- * (init), the tries are made to learn one.  A try that fails ends them.
- * FORCE: one try, folded as it came.  Lock held or no sampler.  Returns
- * as pmon__meter_fold().
+ * ends and a region's are such stamps.  So a counter's read slower than
+ * its quick ones (more than twice the quickest and a millisecond) is taken
+ * again, twice at most while the clock is before UNTIL, and the quickest
+ * try is folded.  The others are dropped, and a counter carries their
+ * energy to the next reading; what they said beyond the counts is kept:
+ * their events join the one folded, and since a driver marks a reading
+ * stale against its own previous read, which may have been dropped, the
+ * core's comparison with the last reading folded decides instead
+ * (counts_same()).  A sampled meter's reading is a point of its power
+ * curve, and an instrument's stream would lose one: one try.  The first
+ * read, which opens connections, sets no quick time; before one is known
+ * (init), the tries are made to learn it.  The quick time falls to any
+ * quicker read and rises a sixteenth of the way to each one folded, so
+ * that one read quicker than the meter can keep up does not make every
+ * later one slow.  A try that fails ends the tries: counted as failed, it
+ * is folded only when no try succeeded.  FORCE: one try, folded as it
+ * came.  Called by the meter's poller, or with no poller running.
+ * Returns as pmon__meter_fold().
  */
 static int sample_one(int i, int force, uint64_t until)
 {
   struct pmon_mstate *ms = &pmon__g.ms[i];
   struct pmon_meter *m = &ms->m;
   struct pmon_reading r, best;
-  uint64_t t0, t1, d, best_t = 0, best_d = UINT64_MAX;
-  int rc, tries = 0, known;
+  uint64_t t0, t1, d, best_t = 0, best_d = UINT64_MAX, seen[3];
+  uint64_t raw[3][PMON_CH_MAX];
+  unsigned events = 0;
+  char detail[sizeof r.detail] = "";
+  int rc, tries = 0, known, last = 0, unstale = ms->unstale;
   int retry = (m->flags & PMON_DRV_COUNTER) && m->window_s <= 0;
 
   for (;;) {
@@ -897,22 +907,57 @@ static int sample_one(int i, int force, uint64_t until)
     d = t1 - t0;
     if (rc != 0)
       break;
+    memcpy(raw[tries], r.raw, sizeof raw[0]);
+    seen[tries] = t1;
     known = ms->quick_ns != 0 || tries > 0;
     if (ms->primed && (ms->quick_ns == 0 || d < ms->quick_ns))
       ms->quick_ns = d;
-    if (d < best_d) {
+    if (r.events != 0) {
+      events |= r.events;
+      memcpy(detail, r.detail, sizeof detail);
+    }
+    last = d < best_d;
+    if (last) {
+      if (tries > 0)
+        unstale = 1; /* the driver compared with a try dropped */
       best = r;
       best_d = d;
       best_t = t0 + d / 2;
     }
-    if (force || !ms->primed || !retry || ++tries > 2 || t1 >= until ||
+    if (force || !ms->primed || !retry || tries >= 2 || t1 >= until ||
         (known && best_d <= 2 * ms->quick_ns + 1000000))
-      return pmon__meter_fold(i, 0, &best, best_t, force);
-    ms->retried++;
+      break;
+    tries++;
+    if (known)
+      ms->retried++;
   }
-  if (best_d != UINT64_MAX)
-    return pmon__meter_fold(i, 0, &best, best_t, force);
-  return pmon__meter_fold(i, rc, &r, t0 + d / 2, force);
+  if (best_d == UINT64_MAX)
+    return pmon__meter_fold(i, rc, &r, t0 + d / 2, force);
+  if (rc != 0) { /* a try after good ones failed: counted, not folded */
+    ms->nfail++;
+    if (rc == PMON_EFORMAT)
+      ms->rejected++;
+    last = 0;
+  }
+  if (tries > 0) {
+    best.events = events;
+    if (events != 0)
+      memcpy(best.detail, detail, sizeof best.detail);
+  }
+  if (unstale)
+    best.stale = 0;
+  /* A paced counter's value that an earlier try saw already was there
+   * when that try ended: the earlier bound. */
+  for (int k = 0; k < tries + (rc == 0); k++)
+    if (memcmp(raw[k], best.raw, sizeof raw[0]) == 0) {
+      if (seen[k] < best_t)
+        best_t = seen[k];
+      break;
+    }
+  ms->unstale = !last;
+  if (ms->primed && best_d > ms->quick_ns)
+    ms->quick_ns += (best_d - ms->quick_ns) / 16;
+  return pmon__meter_fold(i, 0, &best, best_t, force);
 }
 
 void pmon__meters_sample_all(uint64_t now)

@@ -121,11 +121,11 @@ static json_t *coverage_json(uint64_t t_end)
     if (ms->wrap_ns != 0)
       json_object_set_new(o, "wrap_unknown",
                           json_integer((json_int_t)ms->ambiguous));
-    /* Frozen spans: the device published no new value for longer than its
-     * limit (stale_s); when it froze, if it ended the run so. */
     /* Reads taken again for being slow (lib/meter.c, sample_one()). */
     json_object_set_new(o, "slow_reads",
                         json_integer((json_int_t)ms->retried));
+    /* Frozen spans: the device published no new value for longer than its
+     * limit (stale_s); when it froze, if it ended the run so. */
     json_object_set_new(o, "stale", json_integer((json_int_t)ms->stale));
     json_object_set_new(
       o, "stale_at_s",

@@ -236,11 +236,12 @@ wave_gapless() {
   echo "$wl_e $wl_s"
 }
 
-# wave_node_near WHAT REPORT SPEC ORIGIN_NS [CHANNEL]: node 0's energy,
-# or its CHANNEL's, within 1 % of the truth over the span the node
-# measured (nodes/0/monotonic_ns) but its gaps, times the share of the
-# rest measured.
+# wave_node_near WHAT REPORT SPEC ORIGIN_NS [CHANNEL [PCT]]: node 0's
+# energy, or its CHANNEL's (none: ""), within PCT % (1) of the truth over
+# the span the node measured (nodes/0/monotonic_ns) but its gaps, times
+# the share of the rest measured.
 wave_node_near() {
+  wn_p=${6:-1}
   wn_t0=$($JGET "$2" nodes/0/monotonic_ns/0)
   wn_t1=$($JGET "$2" nodes/0/monotonic_ns/1)
   wave_gaps "$2" > "$TMP/wave-gaps"
@@ -252,7 +253,7 @@ wave_node_near() {
   wn_g=
   [ "$7" != 0 ] && wn_g=", $7 s of gaps"
   near "$1 (measured share $wn_c$wn_g)" "$wn_e" \
-    "$(cover_truth "$1" "$6" "$wn_c")" 1
+    "$(cover_truth "$1" "$6" "$wn_c")" "$wn_p"
 }
 
 # wave_regions_near WHAT REPORT OUTPUT SPEC ORIGIN_NS: each region that

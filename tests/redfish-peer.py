@@ -6,6 +6,7 @@ driver: a small mockup whose power readings follow a known waveform.
                   [--wave SPEC] [--cpu-wave SPEC] [--origin NS]
                   [--user U --password P] [--cert F --key F]
                   [--fault-file F] [--chassis ID] [--late S:N]
+                  [--pace P [--late-new S]]
 
 Serves, with HTTP/1.1 keep-alive, on a free port that it writes to
 --port-file once it listens:
@@ -34,6 +35,11 @@ not JSON), "big" (a body of 2 MiB), or an HTTP status such as "500".
 With --late S:N, of every N requests for a reading all but the first wait
 S seconds before the reading is taken: a BMC held up after the request
 came, whose value belongs to the end of the round trip, not its middle.
+With --pace P, EnergyJoules is published every P seconds, as a BMC that
+samples its sensors at its own pace: its value is the energy up to the
+last multiple of P after ORIGIN_NS.  With --late-new S as well, the first
+request that sees a newly published value waits S seconds first (a BMC
+that computes it on a cache miss), and the others are answered at once.
 Standard library only.
 """
 import argparse
@@ -104,6 +110,9 @@ class Peer:
         if args.late:
             s, n = args.late.split(":")
             self.late, self.late_n = float(s), int(n)
+        self.pace = args.pace or 0.0
+        self.late_new = args.late_new or 0.0
+        self.served = -1
         self.auth = None
         if args.user is not None:
             pair = "%s:%s" % (args.user, args.password or "")
@@ -128,9 +137,18 @@ class Peer:
             return ""
 
     def hold(self, path):
-        """Wait before a reading, as --late says."""
-        if self.late_n <= 0 or not path.endswith(
-                ("/EnvironmentMetrics", "/Power")):
+        """Wait before a reading, as --late and --late-new say."""
+        if not path.endswith(("/EnvironmentMetrics", "/Power")):
+            return
+        if self.pace > 0 and self.late_new > 0:
+            x = (time.monotonic_ns() - self.origin) * 1e-9
+            slot = math.floor(x / self.pace)
+            with self.lock:
+                new = slot != self.served
+                self.served = slot
+            if new:
+                time.sleep(self.late_new)
+        if self.late_n <= 0:
             return
         with self.lock:
             k = self.readings
@@ -170,8 +188,11 @@ class Peer:
                     "Reading": self.wave.power(x),
                     "DataSourceUri": self.chassis + "/Sensors/TotalPower"}
             if "energy" in self.offer:
+                xe = x
+                if self.pace > 0 and x > 0:
+                    xe = math.floor(x / self.pace) * self.pace
                 doc["EnergyJoules"] = {
-                    "Reading": ENERGY_BASE + self.wave.cumulative(x)}
+                    "Reading": ENERGY_BASE + self.wave.cumulative(xe)}
             return doc
         if path == self.chassis + "/Power" and "legacy" in self.offer:
             pc = [{"@odata.id": path + "#/PowerControl/0", "MemberId": "0",
@@ -270,6 +291,8 @@ def main():
     ap.add_argument("--fault-file")
     ap.add_argument("--chassis", default="1U")
     ap.add_argument("--late")
+    ap.add_argument("--pace", type=float)
+    ap.add_argument("--late-new", type=float)
     args = ap.parse_args()
     peer = Peer(args)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler(peer))
