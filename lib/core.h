@@ -200,8 +200,12 @@ struct pmon_mstate {
                                ended, or init's */
   double pub_err;           /* and how far that stamp may be off, s */
   int anchoring;            /* in pmon__meters_sample_all(): 1 at
-                               finalize (stamped at the reading, not
-                               half-way), 2 at init */
+                               finalize, 2 at init */
+  uint64_t anchor_ns;       /* ... the instant it waits for a value after */
+  int held;                 /* finalize saw a paced counter's new value
+                               it could not stamp after anchor_ns: not
+                               folded, held_raw holds it */
+  uint64_t held_raw[PMON_CH_MAX];
   uint64_t quick_ns;        /* about the quickest read() since the first
                                (0: none yet), for sample_one()'s retries */
   int unstale;              /* a try after the one folded was dropped:

@@ -712,20 +712,52 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
   /* A counter published at its own pace (pm_counters ten times a second,
    * read five times as often) moved somewhere between the previous
    * reading, which saw the old value, and this one: stamped half-way, it
-   * is as often early as late.  Stamped when first seen, it would always
+   * is as often early as late.  Once init has seen it paced, so is a
+   * value after a reading that brought news too (a reading thread held
+   * up, or one reading no faster than the publications): the value came
+   * after the one that reading saw.  Stamped when first seen, it would always
    * be late, by more when the reading thread waited for a processor (on
    * a node whose ranks keep every core busy): the energy of a span that
    * starts in a busy time and ends in a quiet one would come out high.
    * So is init's reading (pmon__meters_sample_all()), which starts the
    * node's span there: the node's energy is counted from that instant.
-   * Not finalize's, which ends the span: stamped at once, it covers what
-   * the ranks did up to then. */
+   * So is finalize's with a counter init saw paced, as long as the
+   * reading before it, which saw the old value, came after the run's end
+   * (anchor_ns): the value came after the end, stamped within finalize's
+   * short intervals, and the report cuts the span at the end between it
+   * and the sample before.  A new value finalize reads first may have
+   * come before the end or after, anywhere since the poller's last
+   * reading: stamped where it was read, the span would end later than
+   * its energy does (a tenth of a second at pm_counters' pace, every
+   * time a value came between the poller's last reading and the end);
+   * half-way, it would be as far off either way.  So it is held, not
+   * folded (the next value's count holds its energy), and finalize
+   * waits for the next value.  Any other counter's is stamped where it
+   * was read: it moves at every reading. */
+  if (ms->held && r->events == 0 &&
+      memcmp(r->raw, ms->held_raw, sizeof r->raw) == 0) {
+    if (!force) {
+      ms->seen_ns = t;
+      return 0;
+    }
+    news = 0; /* finalize's wait is over: folded as a reading without a
+                 new value */
+  }
+  if (news && ms->anchoring == 1 && ms->paced && !force && !ms->frozen &&
+      (m->flags & PMON_DRV_COUNTER) && r->events == 0 &&
+      !(ms->seen_old && ms->seen_ns >= ms->anchor_ns)) {
+    memcpy(ms->held_raw, r->raw, sizeof r->raw);
+    ms->held = 1;
+    ms->seen_ns = t;
+    ms->seen_old = 1;
+    return 0;
+  }
   /* The value held at an instant between the previous reading and this
    * one: how far its stamp may be from it goes into err[2]. */
   ms->err[2] = 0;
-  if (news && ms->seen_old && !ms->frozen && !force && ms->anchoring != 1 &&
-      (m->flags & PMON_DRV_COUNTER) && t > ms->seen_ns &&
-      ms->seen_ns > ms->prev_ns) {
+  if (news && !ms->frozen && !force && (m->flags & PMON_DRV_COUNTER) &&
+      (ms->anchoring != 1 || ms->paced) && t > ms->seen_ns &&
+      (ms->seen_old ? ms->seen_ns > ms->prev_ns : ms->paced)) {
     uint64_t seen = t;
 
     /* Init saw it keep a value over two readings or more, 5 ms apart:
@@ -760,6 +792,15 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
       publish(i, t);
       return 1;
     }
+    /* Finalize's reading taken after its wait without a new value (or
+     * none but the one held): the counter holds what it did at a value
+     * that came after prev_ns, maybe long before now, and the energy
+     * since is not in it.  Stamped now, as the report's cut at the run's
+     * end needs, the stamp may be off by all that time: the bar says
+     * so. */
+    if (ms->anchoring == 1 && (m->flags & PMON_DRV_COUNTER) &&
+        t > ms->prev_ns)
+      ms->err[2] = (double)(t - ms->prev_ns) * 1e-9;
     /* Init's reading taken after its wait without a new value (a meter
      * slower than the wait, or its publisher held up on a busy machine):
      * the value was there at the first reading already, which stamps the
@@ -967,18 +1008,29 @@ void pmon__meters_sample_all(uint64_t now)
   for (int i = 0; i < g->nmeters; i++) {
     struct pmon_mstate *ms = &g->ms[i];
     uint64_t period = (uint64_t)(ms->m.interval_s * 1e9);
-    uint64_t limit = now + 6 * period + 1000000;
+    uint64_t limit;
     struct timespec nap = {0, (long)(period < 5000000 ? period : 5000000)};
 
     /* Wait, a bounded time, for a value published after NOW: at init it
      * anchors the timeline, at finalize it covers the last region end.
      * After the limit a stale value is taken, stamped now. */
     ms->anchoring = ms->primed ? 1 : 2;
+    ms->anchor_ns = now;
+    ms->held = 0;
     if (!ms->primed)
       sample_one(i, 0, 0);
+    /* Six periods, or at finalize with a counter published at its own
+     * pace twelve: the value it reads first may have come before NOW,
+     * and the next one takes up to a publication period (pm_counters:
+     * five periods) and what its publisher was held up. */
+    limit = now + (ms->anchoring == 1 && ms->paced ? 12 : 6) * period +
+            1000000;
     /* A meter that fails is tried once: its trouble must not hold the
-     * program up. */
-    while (!ms->failing && !sample_one(i, pmon__now_ns() >= limit, limit)) {
+     * program up.  At finalize, a value stamped before NOW does not end
+     * the wait (nor does one held, pmon__meter_fold()). */
+    while (!ms->failing &&
+           !(sample_one(i, pmon__now_ns() >= limit, limit) &&
+             (ms->anchoring != 1 || ms->prev_ns >= now))) {
       if (pmon__now_ns() >= limit && !ms->primed)
         break;
       nanosleep(&nap, NULL);
@@ -1003,6 +1055,7 @@ void pmon__meters_sample_all(uint64_t now)
       ms->due_ns = phase;
     }
     ms->anchoring = 0;
+    ms->held = 0;
   }
   /* With several meters in the total, the history's point for the first
    * one's sample could not be made before the others had theirs: it is
