@@ -96,14 +96,41 @@ static double run_s(const struct pmon_mstate *ms, uint64_t t_end)
   return (double)(end - g->t_init_ns) * 1e-9;
 }
 
-static json_t *coverage_json(uint64_t t_end)
+static int sample_at(int i, uint64_t t, struct pmon_tl_sample *out,
+                     double *bar);
+
+/* Meter I's measured time and the run's, up to T_END, in seconds: at
+ * finalize (FINAL) the run ends at T_END, between two readings, and what
+ * the meter measured is cut there as its energy is (sample_at()); the
+ * reading after it, which finalize waited for, covers time after the
+ * run.  Else up to its last reading. */
+static void covered_at(int i, uint64_t t_end, int final, double *covered,
+                       double *run)
+{
+  const struct pmon_mstate *ms = &pmon__g.ms[i];
+  struct pmon_tl_sample cut;
+  double bar;
+
+  if (final && t_end > pmon__g.t_init_ns &&
+      sample_at(i, t_end, &cut, &bar) == 0) {
+    *covered = (double)cut.covered_ns * 1e-9;
+    *run = (double)(t_end - pmon__g.t_init_ns) * 1e-9;
+    return;
+  }
+  *covered = (double)ms->covered_ns * 1e-9;
+  *run = run_s(ms, t_end);
+}
+
+static json_t *coverage_json(uint64_t t_end, int final)
 {
   struct pmon_state *g = &pmon__g;
   json_t *arr = json_array(), *o;
 
   for (int i = 0; i < g->nmeters; i++) {
     const struct pmon_mstate *ms = &g->ms[i];
-    double covered = (double)ms->covered_ns * 1e-9, run = run_s(ms, t_end);
+    double covered, run;
+
+    covered_at(i, t_end, final, &covered, &run);
 
     json_array_append_new(
       arr, json_pack("{s:s, s:b, s:f, s:o, s:I, s:I, s:I, s:I, s:o}", "meter",
@@ -367,8 +394,10 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
 
     samples += g->ms[i].nread;
     if (g->total_mask[i] != 0) {
-      double r = run_s(&g->ms[i], t_end);
-      double f = r > 0 ? (double)g->ms[i].covered_ns * 1e-9 / r : -1;
+      double c, r, f;
+
+      covered_at(i, t_end, final, &c, &r);
+      f = r > 0 ? c / r : -1;
 
       est |= g->ms[i].estimated;
       if (f >= 0 && (cover < 0 || f < cover))
@@ -515,7 +544,7 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
                         json_pack("[I, I]", (json_int_t)g->t_init_ns,
                                   (json_int_t)t_last));
   if (rec != NULL) {
-    json_object_set_new(rec, "coverage", coverage_json(t_end));
+    json_object_set_new(rec, "coverage", coverage_json(t_end, final));
     /* The timeline travels as text, a fifth of its size as JSON values,
      * and write_doc() writes it in place. */
     if (g->timeline > 0) {
