@@ -145,6 +145,16 @@ struct pmon_meter {
                                  driver that cannot tell a frozen source
                                  from a constant one.  The core reads it
                                  at every reading, after open() */
+  double pace_s;              /* MAY be set by open(), for a counter meter
+                                 whose device publishes new values at a
+                                 pace it states (pm_counters'
+                                 raw_scan_hz): the time between two.  A
+                                 value read is then at most that old,
+                                 which bounds its stamp when the reading
+                                 before brought news too, and finalize
+                                 waits up to two of them for a value
+                                 after the run's end.  0 (the default):
+                                 not stated. */
   int nch;                    /* set by open(), 1 .. PMON_CH_MAX */
   struct pmon_channel ch[PMON_CH_MAX];
   char source[64];            /* MAY be set by open(): how the device is

@@ -263,9 +263,12 @@ static int pm_open(struct pmon_meter *m)
     return rc;
   }
   /* Read five times per publication (default 10 Hz), so that a new value
-   * is time-stamped within a tenth of the publication period. */
-  if (hz > 0 && hz <= 1000)
+   * is time-stamped within a tenth of the publication period.  The pace
+   * is the core's only when the controller states it. */
+  if (hz > 0 && hz <= 1000) {
     m->interval_s = 1.0 / (double)hz;
+    m->pace_s = m->interval_s;
+  }
   /* Frozen: ten publications missed.  With freshness that is all it
    * takes; without it, the counters are whole joules that a node moves
    * by tens at least each second, so they are given a second at least. */

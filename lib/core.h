@@ -204,8 +204,11 @@ struct pmon_mstate {
   uint64_t anchor_ns;       /* ... the instant it waits for a value after */
   int held;                 /* finalize saw a paced counter's new value
                                it could not stamp after anchor_ns: not
-                               folded, held_raw holds it */
+                               folded yet, held_raw holds it, first read
+                               at held_ns, the reading before at
+                               held_lo_ns */
   uint64_t held_raw[PMON_CH_MAX];
+  uint64_t held_ns, held_lo_ns;
   uint64_t quick_ns;        /* about the quickest read() since the first
                                (0: none yet), for sample_one()'s retries */
   int unstale;              /* a try after the one folded was dropped:

@@ -657,6 +657,38 @@ static int fold_window(int i, const struct pmon_reading *r, uint64_t t,
   return 1;
 }
 
+/* Whether reading R of counter meter MS has a raw value below the one
+ * finalize holds (MS->held): the counters restarted since. */
+static int went_back(const struct pmon_mstate *ms,
+                     const struct pmon_reading *r)
+{
+  for (int c = 0; c < ms->m.nch; c++)
+    if (r->raw[c] < ms->held_raw[c])
+      return 1;
+  return 0;
+}
+
+/* Fold the value finalize holds for meter I (pmon__meter_fold()) where
+ * it was first read, its stamp off by up to the time since the reading
+ * before; the readings since saw it again. */
+static void release_held(int i)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[i];
+  struct pmon_reading h;
+  uint64_t seen = ms->seen_ns;
+
+  memset(&h, 0, sizeof h);
+  memcpy(h.raw, ms->held_raw, sizeof h.raw);
+  ms->held = 0;
+  ms->seen_ns = ms->held_lo_ns;
+  ms->seen_old = 0;
+  ms->nread--; /* counted when it was read */
+  (void)pmon__meter_fold(i, 0, &h, ms->held_ns, 1);
+  if (seen > ms->seen_ns)
+    ms->seen_ns = seen;
+  ms->seen_old = 1;
+}
+
 int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
                      int force)
 {
@@ -665,6 +697,13 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
   struct pmon_meter *m = &ms->m;
   int news;
 
+  /* Finalize's wait for a value after the one it holds ends here: the
+   * meter failed, the wait is over (FORCE), or the counters restarted or
+   * went back.  The value held is folded first, so that nothing it
+   * counted is lost. */
+  if (ms->held &&
+      (rc != 0 || force || r->events != 0 || went_back(ms, r)))
+    release_held(i);
   if (rc != 0) {
     ms->nfail++;
     if (rc == PMON_EFORMAT)
@@ -712,60 +751,66 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
   /* A counter published at its own pace (pm_counters ten times a second,
    * read five times as often) moved somewhere between the previous
    * reading, which saw the old value, and this one: stamped half-way, it
-   * is as often early as late.  Once init has seen it paced, so is a
-   * value after a reading that brought news too (a reading thread held
-   * up, or one reading no faster than the publications): the value came
-   * after the one that reading saw.  Stamped when first seen, it would always
+   * is as often early as late.  Stamped when first seen, it would always
    * be late, by more when the reading thread waited for a processor (on
    * a node whose ranks keep every core busy): the energy of a span that
    * starts in a busy time and ends in a quiet one would come out high.
+   * A device that states its pace (m.pace_s) publishes a value at most
+   * that long before it is read: after a reading that brought news too
+   * (the reading thread held up, or reading no faster than it
+   * publishes), the value came after the one that reading saw, and not
+   * before a pace ago; it is stamped half-way in that span.
    * So is init's reading (pmon__meters_sample_all()), which starts the
    * node's span there: the node's energy is counted from that instant.
    * So is finalize's with a counter init saw paced, as long as the
    * reading before it, which saw the old value, came after the run's end
    * (anchor_ns): the value came after the end, stamped within finalize's
    * short intervals, and the report cuts the span at the end between it
-   * and the sample before.  A new value finalize reads first may have
-   * come before the end or after, anywhere since the poller's last
-   * reading: stamped where it was read, the span would end later than
-   * its energy does (a tenth of a second at pm_counters' pace, every
-   * time a value came between the poller's last reading and the end);
-   * half-way, it would be as far off either way.  So it is held, not
-   * folded (the next value's count holds its energy), and finalize
-   * waits for the next value.  Any other counter's is stamped where it
-   * was read: it moves at every reading. */
+   * and the sample before.  A new value (with no event) finalize reads
+   * first may have come before the end or after, anywhere since the
+   * poller's last reading: stamped where it was read, the span would end
+   * later than its energy does (a tenth of a second at pm_counters'
+   * pace, every time a value came between the poller's last reading and
+   * the end); half-way, it would be as far off either way.  So it is
+   * held, not folded, and finalize waits for the next value, whose count
+   * holds its energy (release_held() folds it if the wait ends first).
+   * Any other counter's is stamped where it was read: it moves at every
+   * reading. */
   if (ms->held && r->events == 0 &&
       memcmp(r->raw, ms->held_raw, sizeof r->raw) == 0) {
-    if (!force) {
-      ms->seen_ns = t;
-      return 0;
-    }
-    news = 0; /* finalize's wait is over: folded as a reading without a
-                 new value */
+    ms->seen_ns = t; /* the value held, again */
+    return 0;
   }
   if (news && ms->anchoring == 1 && ms->paced && !force && !ms->frozen &&
       (m->flags & PMON_DRV_COUNTER) && r->events == 0 &&
       !(ms->seen_old && ms->seen_ns >= ms->anchor_ns)) {
     memcpy(ms->held_raw, r->raw, sizeof r->raw);
     ms->held = 1;
+    ms->held_ns = t;
+    ms->held_lo_ns = ms->seen_ns;
     ms->seen_ns = t;
     ms->seen_old = 1;
     return 0;
   }
+  if (news)
+    ms->held = 0; /* a later value, whose count holds the one held */
   /* The value held at an instant between the previous reading and this
    * one: how far its stamp may be from it goes into err[2]. */
   ms->err[2] = 0;
   if (news && !ms->frozen && !force && (m->flags & PMON_DRV_COUNTER) &&
       (ms->anchoring != 1 || ms->paced) && t > ms->seen_ns &&
-      (ms->seen_old ? ms->seen_ns > ms->prev_ns : ms->paced)) {
-    uint64_t seen = t;
+      (ms->seen_old ? ms->seen_ns > ms->prev_ns
+                    : ms->paced && m->pace_s > 0)) {
+    uint64_t seen = t, lo = ms->seen_ns, pace = (uint64_t)(m->pace_s * 1e9);
 
     /* Init saw it keep a value over two readings or more, 5 ms apart:
      * published at its own pace (a counter that moves all the time, of
      * which two readings a microsecond apart may agree, is not). */
     ms->paced |= ms->anchoring == 2 && ms->olds >= 2;
-    t = ms->seen_ns + (t - ms->seen_ns) / 2;
-    ms->err[2] = (double)(t - ms->seen_ns) * 1e-9;
+    if (pace > 0 && t - lo > pace)
+      lo = t - pace;
+    t = lo + (t - lo) / 2;
+    ms->err[2] = (double)(t - lo) * 1e-9;
     ms->seen_ns = seen;
   } else {
     if (news && (m->flags & PMON_DRV_COUNTER) && t > ms->seen_ns)
@@ -792,12 +837,11 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
       publish(i, t);
       return 1;
     }
-    /* Finalize's reading taken after its wait without a new value (or
-     * none but the one held): the counter holds what it did at a value
-     * that came after prev_ns, maybe long before now, and the energy
-     * since is not in it.  Stamped now, as the report's cut at the run's
-     * end needs, the stamp may be off by all that time: the bar says
-     * so. */
+    /* Finalize's reading taken after its wait without a new value: the
+     * counter holds what it did at the value stamped prev_ns (or a
+     * little before), and the energy since is not in it.  Stamped now,
+     * as the report's cut at the run's end needs, the stamp may be off
+     * by all that time: the bar says so. */
     if (ms->anchoring == 1 && (m->flags & PMON_DRV_COUNTER) &&
         t > ms->prev_ns)
       ms->err[2] = (double)(t - ms->prev_ns) * 1e-9;
@@ -1019,12 +1063,18 @@ void pmon__meters_sample_all(uint64_t now)
     ms->held = 0;
     if (!ms->primed)
       sample_one(i, 0, 0);
-    /* Six periods, or at finalize with a counter published at its own
-     * pace twelve: the value it reads first may have come before NOW,
-     * and the next one takes up to a publication period (pm_counters:
-     * five periods) and what its publisher was held up. */
-    limit = now + (ms->anchoring == 1 && ms->paced ? 12 : 6) * period +
-            1000000;
+    /* Six periods, or at finalize with a counter published at a pace
+     * its device states (m.pace_s), two paces and a period if longer:
+     * the value it reads first may have come before NOW, and the next
+     * one takes up to a pace and what its publisher was held up. */
+    limit = now + 6 * period;
+    if (ms->anchoring == 1 && ms->paced && ms->m.pace_s > 0) {
+      uint64_t paces = (uint64_t)(2 * ms->m.pace_s * 1e9) + period;
+
+      if (limit < now + paces)
+        limit = now + paces;
+    }
+    limit += 1000000;
     /* A meter that fails is tried once: its trouble must not hold the
      * program up.  At finalize, a value stamped before NOW does not end
      * the wait (nor does one held, pmon__meter_fold()). */
@@ -1054,8 +1104,9 @@ void pmon__meters_sample_all(uint64_t now)
         phase += period;
       ms->due_ns = phase;
     }
+    if (ms->held) /* not if it failed: released then */
+      release_held(i);
     ms->anchoring = 0;
-    ms->held = 0;
   }
   /* With several meters in the total, the history's point for the first
    * one's sample could not be made before the others had theirs: it is

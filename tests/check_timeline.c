@@ -432,6 +432,145 @@ START_TEST(test_stale_no_limit)
 }
 END_TEST
 
+/* Finalize with a paced counter (pm_counters' kind, whole joules) on a
+ * simulated clock: readings at 0, 0.1, 0.15 (a new value, stamped
+ * half-way: the origin, the first sample) and 0.2 s; the run ends at
+ * 0.25 s, and finalize's first
+ * reading, at 0.26 s, brings a new value that may have come before the
+ * end.  It is held, not folded; what comes next decides (WHAT): 'f' the
+ * meter fails, 's' the same value until the wait's forced end at 0.5 s,
+ * 'n' a new value after a reading that saw the held one, 'r' the
+ * counters restart.  Nothing the held value counted may be lost, nor
+ * counted twice: 10 J from the origin to the value held.  Returns the
+ * number of samples published. */
+#define HOLD_T(ms_) (SIM_T0 + (uint64_t)(ms_) * 1000000u)
+static uint64_t hold_run(int what)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_mstate *ms = &g->ms[0];
+  static const struct {
+    unsigned ms;
+    uint64_t raw;
+  } poll[] = {{0, 1000}, {100, 1000}, {150, 1010}, {200, 1010}};
+  struct pmon_reading r;
+
+  memset(ms, 0, sizeof *ms);
+  ms->m.drv = &freezing;
+  ms->m.interval_s = freezing.interval_s;
+  ms->m.flags = freezing.flags;
+  ck_assert_int_eq(freezing.open(&ms->m), 0);
+  ms->m.ch[0].range = 0;
+  ms->m.stale_s = 0.3; /* less than 0.5 s after the value before the one
+                          held, more than after the one held */
+  ms->m.pace_s = 0.1;
+  g->t_init_ns = SIM_T0;
+  for (size_t k = 0; k < sizeof poll / sizeof poll[0]; k++) {
+    memset(&r, 0, sizeof r);
+    r.raw[0] = poll[k].raw;
+    pmon__meter_fold(0, 0, &r, HOLD_T(poll[k].ms), 0);
+  }
+  ck_assert_uint_eq(ms->prev_ns, HOLD_T(125));
+  ms->paced = 1;
+  ms->anchoring = 1;
+  ms->anchor_ns = HOLD_T(250);
+  memset(&r, 0, sizeof r);
+  r.raw[0] = 1020;
+  ck_assert_int_eq(pmon__meter_fold(0, 0, &r, HOLD_T(260), 0), 0);
+  ck_assert_int_eq(ms->held, 1);
+  ck_assert_uint_eq(ms->prev_ns, HOLD_T(125)); /* nothing folded */
+  memset(&r, 0, sizeof r);
+  switch (what) {
+  case 'f':
+    pmon__meter_fold(0, PMON_EIO, &r, HOLD_T(265), 0);
+    break;
+  case 's':
+    r.raw[0] = 1020;
+    ck_assert_int_eq(pmon__meter_fold(0, 0, &r, HOLD_T(265), 0), 0);
+    pmon__meter_fold(0, 0, &r, HOLD_T(500), 1);
+    break;
+  case 'n':
+    r.raw[0] = 1020;
+    ck_assert_int_eq(pmon__meter_fold(0, 0, &r, HOLD_T(300), 0), 0);
+    r.raw[0] = 1030;
+    ck_assert_int_eq(pmon__meter_fold(0, 0, &r, HOLD_T(310), 0), 1);
+    break;
+  case 'r':
+    r.raw[0] = 3;
+    r.events = PMON_EV_RESET;
+    snprintf(r.detail, sizeof r.detail, "restarted");
+    pmon__meter_fold(0, 0, &r, HOLD_T(300), 0);
+    break;
+  }
+  ck_assert_int_eq(ms->held, 0);
+  return pmon__tl_seq(&g->sh->tl[0]);
+}
+
+START_TEST(test_final_hold)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[0];
+  struct pmon_tl_sample s;
+
+  /* the meter fails: the value held is folded where it was first read,
+   * its stamp off by up to the time since the poller's last reading */
+  ck_assert_uint_eq(hold_run('f'), 2);
+  s = last_sample();
+  ck_assert_uint_eq(s.t_ns, HOLD_T(260));
+  ck_assert_msg(s.e[0] == 10, "fail: %.17g J, want 10 J", s.e[0]);
+  ck_assert_msg(fabs(s.err[2] - 0.06) < 1e-9, "fail: err %g", s.err[2]);
+  ck_assert_uint_eq(ms->nread, 5);
+  ck_assert_uint_eq(ms->nfail, 1);
+}
+END_TEST
+
+START_TEST(test_final_hold_forced)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[0];
+  struct pmon_tl_sample s;
+
+  /* the wait's end: folded at 0.26 s, and the forced reading at 0.5 s
+   * adds nothing, its stamp off by the time since; not frozen, though
+   * 0.5 s is more than the stale limit after the value before */
+  ck_assert_uint_eq(hold_run('s'), 3);
+  s = last_sample();
+  ck_assert_uint_eq(s.t_ns, HOLD_T(500));
+  ck_assert_msg(s.e[0] == 10, "forced: %.17g J, want 10 J", s.e[0]);
+  ck_assert_msg(fabs(s.err[2] - 0.24) < 1e-9, "forced: err %g", s.err[2]);
+  ck_assert_int_eq(ms->frozen, 0);
+  ck_assert_uint_eq(ms->stale, 0);
+  ck_assert_uint_eq(ms->nread, 7); /* each reading once */
+}
+END_TEST
+
+START_TEST(test_final_hold_next)
+{
+  struct pmon_tl_sample s;
+
+  /* the next value, after a reading (0.3 s) that saw the one held:
+   * stamped half-way, 0.305 s, its count holding the held one's once */
+  ck_assert_uint_eq(hold_run('n'), 2);
+  s = last_sample();
+  ck_assert_uint_eq(s.t_ns, HOLD_T(305));
+  ck_assert_msg(s.e[0] == 20, "next: %.17g J, want 20 J", s.e[0]);
+}
+END_TEST
+
+START_TEST(test_final_hold_reset)
+{
+  struct pmon_tl *tl = &pmon__g.sh->tl[0];
+  struct pmon_tl_sample s;
+
+  /* the counters restart: the value held is folded first (0.26 s), the
+   * restart's interval is not counted */
+  ck_assert_uint_eq(hold_run('r'), 3);
+  ck_assert_int_eq(pmon__tl_get(tl, 1, &s), 0);
+  ck_assert_uint_eq(s.t_ns, HOLD_T(260));
+  ck_assert_msg(s.e[0] == 10, "reset: %.17g J, want 10 J", s.e[0]);
+  s = last_sample();
+  ck_assert_uint_eq(s.t_ns, HOLD_T(300));
+  ck_assert_msg(s.e[0] == 10, "reset: %.17g J after, want 10 J", s.e[0]);
+}
+END_TEST
+
 /* Build a meter of channels given as domain letters ('n'ode, 'c'pu,
  * 'm'emory, 'a'ccel, m'o'dule; upper case: in the meter's total). */
 static void fake_meter(struct pmon_meter *m, const char *chans, int est)
@@ -620,6 +759,10 @@ int main(void)
   tcase_add_test(tc, test_stale_resume);
   tcase_add_test(tc, test_stale_to_end);
   tcase_add_test(tc, test_stale_no_limit);
+  tcase_add_test(tc, test_final_hold);
+  tcase_add_test(tc, test_final_hold_forced);
+  tcase_add_test(tc, test_final_hold_next);
+  tcase_add_test(tc, test_final_hold_reset);
   tcase_add_test(tc, test_total_plan);
   tcase_add_test(tc, test_timeline_ring);
   tcase_add_test(tc, test_window);
