@@ -125,26 +125,33 @@ node_io_time() {
 # fed_near WHAT VALUE WATTS REPORT DIR [NODE]: VALUE, a node's mean power
 # over REPORT's span (nodes[NODE].monotonic_ns), against a feeder of DIR
 # (feed) at a constant WATTS.  pmon reads the counters a while after the
-# feeder publishes them, and takes the time when it reads: on a busy
-# machine that while grows, at either end of the span.  The feeder's log
-# says how old the values read at the two ends could be, L0 and L1, so
-# the truth lies in [WATTS (1 - L1 / T), WATTS (1 + L0 / T)], T the span;
-# VALUE must be there, give or take 1 %.
+# feeder publishes them: on a busy machine that while grows, at either
+# end of the span.  The feeder's log says how old the values read at the
+# two ends could be, L0 and L1, so the truth lies in [WATTS (1 - L1 / T),
+# WATTS (1 + L0 / T)], T the span.  A new value is stamped half-way
+# between the reading that first saw it and the one before, and the run's
+# end is cut between two readings, so that a stamp may be early as well
+# as late, by as much as the node's error bar says (energy_err_j, the
+# ends' stamps at the power around them): VALUE must be in that range
+# widened by the bar over T, give or take 1 %.
 fed_near() {
   fn_a=$($JGET "$4" "nodes/${6:-0}/monotonic_ns/0")
   fn_b=$($JGET "$4" "nodes/${6:-0}/monotonic_ns/1")
-  fn_r=$(awk -v a="$fn_a" -v b="$fn_b" -v w="$3" '
+  fn_e=$($JGET "$4" "nodes/${6:-0}/energy_err_j")
+  fn_r=$(awk -v a="$fn_a" -v b="$fn_b" -v w="$3" -v e="$fn_e" '
     $1 <= a { pa = $1 } $1 <= b { pb = $1 }
     END {
       T = b - a
       if (T <= 0 || pa == "" || pb == "") { print "none"; exit }
-      printf "%.3f %.3f\n", w * (1 - (b - pb) / T) * 0.99, w * (1 + (a - pa) / T) * 1.01
+      if (e == "" || e == "null") e = 0
+      u = e / (T / 1e9)
+      printf "%.3f %.3f\n", (w * (1 - (b - pb) / T) - u) * 0.99, (w * (1 + (a - pa) / T) + u) * 1.01
     }' "$5.log")
   if [ "$fn_r" != none ] && awk -v v="$2" -v r="$fn_r" 'BEGIN {
        split(r, x, " "); exit !(v != "null" && v >= x[1] && v <= x[2]) }'; then
-    pass "$1: $2 ($3 W, within [$fn_r] from the feeder's log)"
+    pass "$1: $2 ($3 W, within [$fn_r] from the feeder's log and the bar)"
   else
-    fail "$1: $2, not within [$fn_r] ($3 W and the feeder's log)"
+    fail "$1: $2, not within [$fn_r] ($3 W, the feeder's log and the bar)"
   fi
 }
 
