@@ -186,20 +186,34 @@ static int parse_stat(const char *buf, int *ppid, unsigned long long *cpu,
   return 0;
 }
 
-/* /proc/PID/stat read once into the fields above; 0 or -1. */
+/* /proc/PID/stat read once into the fields above; 0, or -1 with errno
+ * ENOENT or ESRCH when the process has ended, another (EIO: not such a
+ * line) when it could not be read. */
 static int stat_once(int pid, int *ppid, unsigned long long *cpu,
                      unsigned long long *start)
 {
   char path[PATH_MAX], buf[1024];
-  int fd, rc;
+  ssize_t n;
+  int fd, rc, e;
 
   snprintf(path, sizeof path, "%s/%d/stat", pmon__proc_root(), pid);
   if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
     return -1;
-  rc = pread_all(fd, buf, sizeof buf) > 0 ? parse_stat(buf, ppid, cpu, start)
-                                          : -1;
+  n = pread_all(fd, buf, sizeof buf);
+  e = n < 0 ? errno : EIO;
+  rc = n > 0 ? parse_stat(buf, ppid, cpu, start) : -1;
   close(fd);
+  if (rc != 0)
+    errno = e;
   return rc;
+}
+
+/* Whether a read of a followed process's stat that failed with errno E
+ * says that it has ended (a pid's directory is gone once its parent has
+ * waited for it; a held file of an ended process reads ESRCH). */
+static int ended(int e)
+{
+  return e == ENOENT || e == ESRCH;
 }
 
 /* Follow process PID: a rank (START 0), whose CPU time counts from the
@@ -255,6 +269,11 @@ static int follow(int pid, unsigned long long start)
   q->ok = 1;
   q->last = cpu;
   q->base = st >= s.init_ticks ? 0 : cpu;
+  if (start != 0)
+    pmon__debug("share: process %d (parent %d, start %llu) is the job's: "
+                "%.2f CPU-s of it counted%s",
+                pid, ppid, st, (double)(cpu - q->base) / (double)s.hz,
+                q->base == 0 ? " (all: it started after init)" : "");
   return 0;
 }
 
@@ -263,6 +282,15 @@ static int by_int(const void *a, const void *b)
   int x = *(const int *)a, y = *(const int *)b;
 
   return (x > y) - (x < y);
+}
+
+/* Whether process PID is followed already. */
+static int followed(int pid)
+{
+  for (int i = 0; i < s.np; i++)
+    if (s.p[i].pid == pid)
+      return 1;
+  return 0;
 }
 
 /*
@@ -303,23 +331,31 @@ static void scan(void)
     all[n++] = x;
   }
   closedir(d);
+  qsort(all, n, sizeof *all, by_int); /* by pid, the first member */
   do {
+    size_t nk = 0;
+
     added = 0;
     free(known);
     if ((known = malloc(((size_t)s.np + 1) * sizeof *known)) == NULL)
       break;
-    for (int i = 0; i < s.np; i++)
-      known[i] = s.p[i].pid;
-    qsort(known, (size_t)s.np, sizeof *known, by_int);
+    /* A parent is one followed only while the process of its pid is the
+     * one followed, by its start: a stranger given an ended one's pid
+     * does not bring its children in. */
+    for (int i = 0; i < s.np; i++) {
+      const struct entry *x =
+        n > 0 ? bsearch(&s.p[i].pid, all, n, sizeof *all, by_int) : NULL;
+
+      if (x != NULL && x->start == s.p[i].start)
+        known[nk++] = s.p[i].pid;
+    }
+    qsort(known, nk, sizeof *known, by_int);
     for (size_t i = 0; i < n; i++) {
       if (all[i].taken ||
-          bsearch(&all[i].ppid, known, (size_t)s.np, sizeof *known,
-                  by_int) == NULL)
+          bsearch(&all[i].ppid, known, nk, sizeof *known, by_int) == NULL)
         continue;
       all[i].taken = 1;
-      if (bsearch(&all[i].pid, known, (size_t)s.np, sizeof *known, by_int) ==
-            NULL &&
-          follow(all[i].pid, all[i].start) == 0)
+      if (!followed(all[i].pid) && follow(all[i].pid, all[i].start) == 0)
         added++;
     }
   } while (added > 0);
@@ -350,7 +386,9 @@ static int taken_up(int pid)
 /* The job's CPU time by its processes, seconds; NAN when a rank could not
  * be read at the first reading.  Parents are read before their children:
  * a child waited for between the two reads is missed for one reading (its
- * parent holds it at the next), never counted twice. */
+ * parent holds it at the next), never counted twice.  A process is let go
+ * only once it has ended (or its pid is another's): one that could not be
+ * read keeps its last reading, and its place before its children. */
 static double job_proc(void)
 {
   unsigned long long sum = 0;
@@ -362,11 +400,24 @@ static double job_proc(void)
     unsigned long long cpu, st;
     int ppid;
 
-    if (q->fd >= 0)
-      q->ok = pread_all(q->fd, buf, sizeof buf) > 0 &&
-              parse_stat(buf, &ppid, &cpu, &st) == 0;
-    else
-      q->ok = stat_once(q->pid, &ppid, &cpu, &st) == 0 && st == q->start;
+    ssize_t n;
+    int gone;
+
+    if (q->fd >= 0) {
+      n = pread_all(q->fd, buf, sizeof buf);
+      gone = n < 0 && ended(errno);
+      q->ok = n > 0 && parse_stat(buf, &ppid, &cpu, &st) == 0;
+    } else {
+      q->ok = stat_once(q->pid, &ppid, &cpu, &st) == 0;
+      gone = q->ok ? st != q->start : ended(errno); /* a pid used again */
+      q->ok = q->ok && !gone;
+    }
+    if (!q->ok && !gone && !q->fresh) {
+      /* Not read, yet there: its last reading stands.  Dropped, its
+       * children's time could be counted by them and by it again. */
+      q->ok = 1;
+      continue;
+    }
     if (!q->ok)
       continue;
     q->ppid = ppid;
@@ -383,10 +434,19 @@ static double job_proc(void)
 
     if (q->ok)
       continue;
-    if (q->fresh) /* a rank never read: hidden from us */
+    if (q->fresh) { /* a rank never read: hidden from us */
       s.job_ok = 0;
-    else if (!taken_up(q->ppid) && q->last > q->base)
-      s.gone += q->last - q->base;
+    } else if (!taken_up(q->ppid)) {
+      if (q->last > q->base)
+        s.gone += q->last - q->base;
+      pmon__debug("share: process %d has ended; its parent %d is not "
+                  "followed: its last %.2f CPU-s stay counted",
+                  q->pid, q->ppid,
+                  (double)(q->last - q->base) / (double)s.hz);
+    } else {
+      pmon__debug("share: process %d has ended; its parent %d has its "
+                  "time", q->pid, q->ppid);
+    }
   }
   for (int i = 0; i < s.np; i++) {
     if (s.p[i].ok)
