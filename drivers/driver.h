@@ -151,9 +151,11 @@ struct pmon_meter {
                                  raw_scan_hz): the time between two.  A
                                  value read is then at most that old,
                                  which bounds its stamp when the reading
-                                 before brought news too, and finalize
-                                 waits up to two of them for a value
-                                 after the run's end.  0 (the default):
+                                 before brought news too (and its error
+                                 always), and finalize waits up to two
+                                 of them for a value after the run's
+                                 end.  Not believed once a value is seen
+                                 kept for 1.5 paces.  0 (the default):
                                  not stated. */
   int nch;                    /* set by open(), 1 .. PMON_CH_MAX */
   struct pmon_channel ch[PMON_CH_MAX];

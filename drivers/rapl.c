@@ -74,6 +74,10 @@
 #define STATUS_RANGE (UINT64_C(1) << 32)
 #define STALE_MIN_S 1.0  /* no register moving this long: frozen */
 #define STALE_READINGS 5 /* ... or this many readings, if longer */
+/* The registers are updated "every ~1msec" (Intel's SDM, vol. 3B, the
+ * energy status MSRs; AMD's the same, research notes section 5): a value
+ * read is at most that old.  Twice that, for the "~". */
+#define RAPL_PACE_S 0.002
 
 /* The ways to RAPL, in the order "rapl" tries them. */
 enum path { PATH_POWERCAP, PATH_PERF, PATH_MSR, NPATHS };
@@ -1228,6 +1232,7 @@ static int rapl_open(struct pmon_meter *m)
   m->stale_s = STALE_READINGS * m->interval_s > STALE_MIN_S
                  ? STALE_READINGS * m->interval_s
                  : STALE_MIN_S;
+  m->pace_s = RAPL_PACE_S; /* the core stops believing it if a value stays */
   return 0;
 }
 

@@ -195,6 +195,10 @@ struct pmon_mstate {
   int olds;                 /* readings in a row that brought nothing new */
   int paced;                /* init saw the counter keep its value between
                                readings: it publishes at its own pace */
+  uint64_t news_ns;         /* the reading that first saw the value */
+  int pace_off;             /* a value was seen kept for longer than the
+                               pace its driver states (m.pace_s): the
+                               pace is not believed */
   uint64_t pub_ns;          /* a windowed meter (m.window_s): the stamp
                                of its last sample, where its last window
                                ended, or init's */

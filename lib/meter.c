@@ -695,6 +695,7 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
   struct pmon_state *g = &pmon__g;
   struct pmon_mstate *ms = &g->ms[i];
   struct pmon_meter *m = &ms->m;
+  uint64_t pace = (uint64_t)(m->pace_s * 1e9);
   int news;
 
   /* Finalize's wait for a value after the one it holds ends here: the
@@ -794,14 +795,25 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
   }
   if (news)
     ms->held = 0; /* a later value, whose count holds the one held */
+  /* A stated pace is believed until a value is seen kept for longer
+   * (and half a pace, for a publisher's jitter): then a value read may
+   * be older than it says. */
+  if (pace > 0 && !news && !ms->pace_off && ms->news_ns > 0 &&
+      t > ms->news_ns + pace + pace / 2) {
+    ms->pace_off = 1;
+    pmon__debug("%s: a value kept for %.3f s, longer than the driver's "
+                "pace of %.3g s: the pace is not believed",
+                m->drv->name, (double)(t - ms->news_ns) * 1e-9, m->pace_s);
+  }
+  if (ms->pace_off)
+    pace = 0;
   /* The value held at an instant between the previous reading and this
    * one: how far its stamp may be from it goes into err[2]. */
   ms->err[2] = 0;
   if (news && !ms->frozen && !force && (m->flags & PMON_DRV_COUNTER) &&
       (ms->anchoring != 1 || ms->paced) && t > ms->seen_ns &&
-      (ms->seen_old ? ms->seen_ns > ms->prev_ns
-                    : ms->paced && m->pace_s > 0)) {
-    uint64_t seen = t, lo = ms->seen_ns, pace = (uint64_t)(m->pace_s * 1e9);
+      (ms->seen_old ? ms->seen_ns > ms->prev_ns : ms->paced && pace > 0)) {
+    uint64_t seen = t, lo = ms->seen_ns;
 
     /* Init saw it keep a value over two readings or more, 5 ms apart:
      * published at its own pace (a counter that moves all the time, of
@@ -812,10 +824,19 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
     t = lo + (t - lo) / 2;
     ms->err[2] = (double)(t - lo) * 1e-9;
     ms->seen_ns = seen;
+    ms->news_ns = seen;
   } else {
+    /* A value read now was there since the previous reading at most,
+     * and since a pace at most (RAPL's registers: 2 ms, pmon-driver-
+     * rapl(7); the poller reads them every 0.1 s). */
     if (news && (m->flags & PMON_DRV_COUNTER) && t > ms->seen_ns)
-      ms->err[2] = (double)(t - ms->seen_ns) * 1e-9;
+      ms->err[2] = (double)(pace > 0 && t - ms->seen_ns > pace
+                              ? pace
+                              : t - ms->seen_ns) *
+                   1e-9;
     ms->seen_ns = t;
+    if (news)
+      ms->news_ns = t;
   }
   ms->seen_old = !news;
   ms->olds = news ? 0 : ms->olds + 1;
