@@ -701,6 +701,17 @@ int pmon__report(struct json_t *nodes, const struct pmon_rtab *regions,
  * Caller holds g->lock. */
 struct json_t *pmon__node_snapshot(uint64_t now, struct json_t *io_ranks,
                                   const struct pmon_rtab *regions);
+/* The node's error bar (docs/report-format.md, "Error bars") from total
+ * meter I's sample LAST, of energy EM over COVERED_S measured: adds its
+ * resolution, accuracy, the sample's own terms and its stamp's error at
+ * the power around it, and START (the start's term, J), to *LIN, *BOUND
+ * and *SQ.  Reads the timeline's rings only: the spool's signal handler
+ * calls it.  _start_j gives the start's term as the last record (the
+ * report's or the spool's) had it; the caller of that holds g->lock. */
+void pmon__bar_terms(int i, const struct pmon_tl_sample *last, double em,
+                     double covered_s, double start, double *lin,
+                     double *bound, double *sq);
+double pmon__bar_start_j(int i);
 /* Adds the run's label and tags (PMON_LABEL, PMON_TAGS) to the object JOB. */
 void pmon__label_tags(struct json_t *job);
 /* The report's path, from PMON_OUTPUT and the job id. */

@@ -362,6 +362,32 @@ static void share_json(json_t *o, double f, double f_err)
       share_json(v, f, f_err);
 }
 
+/* Each total meter's start term of the node's bar (its first stamp's
+ * error at the power then, J), as the last record had it: the spool's
+ * handler adds it to the terms it computes (pmon__bar_terms()). */
+static double start_j[PMON_METER_MAX];
+
+double pmon__bar_start_j(int i)
+{
+  return i >= 0 && i < PMON_METER_MAX ? start_j[i] : NAN;
+}
+
+void pmon__bar_terms(int i, const struct pmon_tl_sample *last, double em,
+                     double covered_s, double start, double *lin,
+                     double *bound, double *sq)
+{
+  const struct pmon_shared *sh = pmon__g.sh;
+
+  *lin += sh->res_j[i] + sh->acc_rel[i] * fabs(em) + sh->acc_w[i] * covered_s;
+  if (last->t_ns > sh->t_init_ns)
+    *lin += start + end_power(i, 0,
+                              fabs(em) / ((double)(last->t_ns - sh->t_init_ns) *
+                                          1e-9)) *
+                      last->err[2];
+  *bound += last->err[0];
+  *sq += last->err[1];
+}
+
 /*
  * The node's record as of T_END, with the ranks' I/O records in RANKS and
  * the node's regions in REGIONS: at finalize (FINAL), or for the spool
@@ -433,8 +459,6 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
       struct pmon_tl_sample s0;
       double h0 = g->nhist > 0 ? g->hist[0].err[2] : 0;
 
-      lin += sh->res_j[i] + sh->acc_rel[i] * fabs(em) +
-             sh->acc_w[i] * (double)g->ms[i].covered_ns * 1e-9;
       /* Its ends: each reading's stamp (how far it may be from the
        * instant its value held) at the power around it: the first's, and
        * the last's or the larger of the two the end is cut between.  The
@@ -445,15 +469,16 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
        * the power's change. */
       if (pmon__tl_get(&sh->tl[i], 0, &s0) == 0)
         h0 = s0.err[2];
-      if (last.t_ns > sh->t_init_ns) {
-        double mean = fabs(em) / ((double)(last.t_ns - sh->t_init_ns) * 1e-9);
-
-        lin += end_power(i, 1, mean) * h0 + end_power(i, 0, mean) * last.err[2];
-      }
+      start_j[i] = 0;
+      if (last.t_ns > sh->t_init_ns)
+        start_j[i] = end_power(i, 1,
+                               fabs(em) / ((double)(last.t_ns - sh->t_init_ns) *
+                                           1e-9)) *
+                     h0;
+      pmon__bar_terms(i, &last, em, (double)g->ms[i].covered_ns * 1e-9,
+                      start_j[i], &lin, &bound, &sq);
       if (!isnan(end_bar))
         lin += end_bar;
-      bound += last.err[0];
-      sq += last.err[1];
     }
     if (i == tm) {
       t_last = last.t_ns;

@@ -106,6 +106,7 @@ struct field {
 struct ready {
   char *text;           /* ends with a newline */
   size_t len;
+  double start_j[PMON_METER_MAX]; /* the bar's start terms (F_ERR) */
   int n;
   struct field f[];
 };
@@ -375,7 +376,7 @@ static void unclaim(void)
  * node that crashes keeps one or the other). */
 static int write_spool(json_t *rec, const struct pmon_rtab *tab,
                        unsigned long left, int unread, uint64_t now, int sync,
-                       unsigned gen)
+                       unsigned gen, const double *start_j)
 {
   struct pmon_state *g = &pmon__g;
   json_t *doc, *regions;
@@ -448,6 +449,7 @@ static int write_spool(json_t *rec, const struct pmon_rtab *tab,
   r->text[len++] = '\n';
   r->text[len] = '\0';
   r->len = len;
+  memcpy(r->start_j, start_j, sizeof r->start_j);
   r->n = n;
   if ((fd = pmon__create_beside(sp.path, tmp, sizeof tmp)) < 0) {
     free(r->text);
@@ -504,18 +506,21 @@ static int write_now(int spool, int metrics, int sync, int running)
   unsigned long left;
   unsigned gen = atomic_load(&sp.term_gen);
   int unread, rc = 0;
+  double start_j[PMON_METER_MAX];
 
   pmon__rtab_init(&tab, PMON_RT_NODE, pmon__regions_list_max());
   pmon__regions_spool(&tab, &left, &unread, &io_ranks);
   pthread_mutex_lock(&g->lock);
   rec = pmon__node_snapshot(now, io_ranks, &tab);
+  for (int i = 0; i < PMON_METER_MAX; i++)
+    start_j[i] = pmon__bar_start_j(i);
   pthread_mutex_unlock(&g->lock);
   json_decref(io_ranks);
   if (rec == NULL)
     rc = -1;
   else {
     if (spool)
-      rc = write_spool(rec, &tab, left, unread, now, sync, gen);
+      rc = write_spool(rec, &tab, left, unread, now, sync, gen, start_j);
     if (metrics && pmon__metrics_write(rec, &tab, running) != 0 &&
         !sp.metrics_failed) {
       sp.metrics_failed = 1; /* said once */
@@ -528,24 +533,22 @@ static int write_now(int spool, int metrics, int sync, int running)
   return spool ? rc : 0;
 }
 
-/* The figures of field F as of the latest samples into OUT (FIELD_W
+/* The figures of field F of R as of the latest samples into OUT (FIELD_W
  * bytes), with NOW the handler's instant.  Async-signal-safe: the rings
- * are read without a lock, and the rest was set at init. */
-static void figure(const struct field *f, uint64_t now, char *out)
+ * are read without a lock, and the rest was set at init or is R's. */
+static void figure(const struct ready *r, const struct field *f, uint64_t now,
+                   char *out)
 {
   const struct pmon_state *g = &pmon__g;
   const struct pmon_shared *sh = g->sh;
   struct pmon_tl_sample last, first;
   double energy = 0, cover = -1, wall = (double)(now - g->t_init_ns) * 1e-9;
+  double lin = 0, bound = 0, sq = 0;
   uint64_t t_last = now;
   int has = g->total_meter >= 0, tm = g->total_meter;
 
   if (f->kind == F_WRITTEN) {
     put_num(out, wall, 0, 0);
-    return;
-  }
-  if (f->kind == F_ERR) {
-    put_num(out, NAN, 0, 0); /* not recomputed here */
     return;
   }
   if (f->kind == F_CHAN) {
@@ -568,9 +571,18 @@ static void figure(const struct field *f, uint64_t now, char *out)
       has = 0;
       continue;
     }
-    for (int c = 0; c < g->ms[i].m.nch; c++)
-      if (g->total_mask[i] & (1u << c))
-        energy += last.e[c];
+    {
+      double em = 0;
+
+      for (int c = 0; c < g->ms[i].m.nch; c++)
+        if (g->total_mask[i] & (1u << c))
+          em += last.e[c];
+      energy += em;
+      /* The bar as the report makes it, with the start's term of the
+       * last periodic record (its stamp, made at init). */
+      pmon__bar_terms(i, &last, em, (double)last.covered_ns * 1e-9,
+                      r->start_j[i], &lin, &bound, &sq);
+    }
     if (now > g->t_init_ns) {
       double fr = (double)last.covered_ns /
                   (double)(now - g->t_init_ns);
@@ -602,6 +614,12 @@ static void figure(const struct field *f, uint64_t now, char *out)
   case F_COVER:
     put_num(out, has && cover >= 0 ? cover : NAN, 0, 0);
     break;
+  case F_ERR: {
+    double bar = pmon__err_combine(lin, bound, sq);
+
+    put_num(out, has && isfinite(bar) ? bar : NAN, 0, 0);
+    break;
+  }
   default: /* F_MONO */
     put_num(out, 0, t_last, 1);
     break;
@@ -632,7 +650,7 @@ static int last_write(void)
       /* The text is the handler's while it holds ST_HANDLER: its fields
        * are filled in place, and it goes in one write. */
       for (int k = 0; k < r->n; k++)
-        figure(&r->f[k], now, r->text + r->f[k].off);
+        figure(r, &r->f[k], now, r->text + r->f[k].off);
       ok = pmon__write_all(fd, r->text, r->len) == 0;
     }
     if (fd >= 0) {
