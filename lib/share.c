@@ -398,10 +398,8 @@ static double job_proc(void)
   for (int i = 0; i < s.np; i++) {
     struct proc *q = &s.p[i];
     unsigned long long cpu, st;
-    int ppid;
-
     ssize_t n;
-    int gone;
+    int ppid, gone;
 
     if (q->fd >= 0) {
       n = pread_all(q->fd, buf, sizeof buf);

@@ -579,9 +579,11 @@ static void figure(const struct ready *r, const struct field *f, uint64_t now,
           em += last.e[c];
       energy += em;
       /* The bar as the report makes it, with the start's term of the
-       * last periodic record (its stamp, made at init). */
-      pmon__bar_terms(i, &last, em, (double)last.covered_ns * 1e-9,
-                      r->start_j[i], &lin, &bound, &sq);
+       * last periodic record (its stamp, made at init); for its field
+       * only, the rings' reads not made again for every other one. */
+      if (f->kind == F_ERR)
+        pmon__bar_terms(i, &last, em, (double)last.covered_ns * 1e-9,
+                        r->start_j[i], &lin, &bound, &sq);
     }
     if (now > g->t_init_ns) {
       double fr = (double)last.covered_ns /
