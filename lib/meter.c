@@ -1061,6 +1061,14 @@ static int sample_one(int i, int force, uint64_t until)
       break;
     }
   ms->unstale = !last;
+  /* Every try slow (a BMC, or this host, held up throughout): the stamp
+   * kept may be off by up to half the read, which the error bar holds;
+   * said, so that a figure off by as much can be told why. */
+  if (tries > 0 && known && best_d > 2 * ms->quick_ns + 1000000)
+    pmon__debug("%s: every try of a read was slow: the quickest, %.1f ms "
+                "of %d, is kept, its stamp off by up to %.1f ms",
+                m->drv->name, (double)best_d * 1e-6, tries + (rc == 0),
+                (double)best_d * 0.5e-6);
   if (ms->primed && best_d > ms->quick_ns)
     ms->quick_ns += (best_d - ms->quick_ns) / 16;
   return pmon__meter_fold(i, 0, &best, best_t, force);
