@@ -1002,7 +1002,7 @@ static int sample_one(int i, int force, uint64_t until)
   uint64_t raw[3][PMON_CH_MAX];
   unsigned events = 0;
   char detail[sizeof r.detail] = "";
-  int rc, tries = 0, known, last = 0, unstale = ms->unstale;
+  int rc, tries = 0, known, slow = 0, last = 0, unstale = ms->unstale;
   int retry = (m->flags & PMON_DRV_COUNTER) && m->window_s <= 0;
 
   for (;;) {
@@ -1030,8 +1030,9 @@ static int sample_one(int i, int force, uint64_t until)
       best_d = d;
       best_t = t0 + d / 2;
     }
+    slow = known && best_d > 2 * ms->quick_ns + 1000000;
     if (force || !ms->primed || !retry || tries >= 2 || t1 >= until ||
-        (known && best_d <= 2 * ms->quick_ns + 1000000))
+        (known && !slow))
       break;
     tries++;
     if (known)
@@ -1064,7 +1065,7 @@ static int sample_one(int i, int force, uint64_t until)
   /* Every try slow (a BMC, or this host, held up throughout): the stamp
    * kept may be off by up to half the read, which the error bar holds;
    * said, so that a figure off by as much can be told why. */
-  if (tries > 0 && known && best_d > 2 * ms->quick_ns + 1000000)
+  if (tries > 0 && slow)
     pmon__debug("%s: every try of a read was slow: the quickest, %.1f ms "
                 "of %d, is kept, its stamp off by up to %.1f ms",
                 m->drv->name, (double)best_d * 1e-6, tries + (rc == 0),
