@@ -47,7 +47,7 @@ int pmon__create_new(const char *before, const char *after, int mode,
   return -1;
 }
 
-int pmon__create_beside(const char *path, char *tmp, size_t size)
+int pmon__create_beside(const char *path, int mode, char *tmp, size_t size)
 {
   char before[PATH_MAX + 8];
 
@@ -56,7 +56,7 @@ int pmon__create_beside(const char *path, char *tmp, size_t size)
     errno = ENAMETOOLONG;
     return -1;
   }
-  return pmon__create_new(before, "", 0666, tmp, size);
+  return pmon__create_new(before, "", mode, tmp, size);
 }
 
 int pmon__write_all(int fd, const char *buf, size_t len)

@@ -12,11 +12,13 @@
  * Create a file beside PATH, its name in TMP (SIZE bytes): PATH, ".tmp."
  * and six random characters, tried until one is new.  O_EXCL (with
  * O_NOFOLLOW for clarity) never follows or reuses what is in the way, such
- * as a link planted at a name guessed from the PID; the mode is 0666 less
- * the umask, as fopen() gives (mkstemp() gives 0600).  A descriptor open
- * for writing, or -1 with errno set (ENAMETOOLONG when TMP is too small).
+ * as a link planted at a name guessed from the PID; the mode is MODE less
+ * the umask (0666 gives what fopen() gives; mkstemp() gives 0600), so
+ * that a file for others to read is made 0644, never writable by them
+ * for a moment.  A descriptor open for writing, or -1 with errno set
+ * (ENAMETOOLONG when TMP is too small).
  */
-int pmon__create_beside(const char *path, char *tmp, size_t size);
+int pmon__create_beside(const char *path, int mode, char *tmp, size_t size);
 
 /* As pmon__create_beside(), the name being BEFORE, six random characters
  * and AFTER ("/tmp/pmon-JOB-" and ".json" give /tmp/pmon-JOB-x2Rf9a.json),

@@ -86,6 +86,8 @@ struct pmon_freq_shared {
   int32_t capped;       /* the CPUs are capped now */
   uint32_t switches;    /* times they were capped */
   uint32_t failed;      /* writes that failed */
+  uint32_t uncapped;    /* phases left uncapped: a calibration ran */
+  int32_t cal_pid;      /* its pid (pmon-meters --calibrate-clock) */
   uint64_t t_cap_ns;    /* when they were capped last */
   uint64_t capped_ns;   /* the time they were capped, all told */
   /* Set by the leader at init, before the barrier after which any rank

@@ -177,11 +177,15 @@ static int cpus_parse(const char *s, unsigned long *m)
   return 0;
 }
 
+/* Whose files open_safe() believes. */
+enum { ANYONE, MINE, ROOT_OR_MINE };
+
 /* Opens PATH, in a directory others may write, so that nothing planted
  * there is followed (O_NOFOLLOW), blocks (O_NONBLOCK: a FIFO) or is taken
- * for what it is not: a regular file, and with MINE this user's.  Its
- * status in *ST.  -1 with errno: ELOOP a link, EMEDIUMTYPE not a regular
- * file, EPERM another user's (the owner in ST). */
+ * for what it is not: a regular file, with MINE this user's, with
+ * ROOT_OR_MINE root's or this user's.  Its status in *ST.  -1 with errno:
+ * ELOOP a link, EMEDIUMTYPE not a regular file, EPERM another user's (the
+ * owner in ST). */
 static int open_safe(const char *path, int flags, mode_t mode, int mine,
                      struct stat *st)
 {
@@ -197,7 +201,9 @@ static int open_safe(const char *path, int flags, mode_t mode, int mine,
     errno = e;
     return -1;
   }
-  if (!S_ISREG(st->st_mode) || (mine && st->st_uid != geteuid())) {
+  if (!S_ISREG(st->st_mode) ||
+      (mine != ANYONE && st->st_uid != geteuid() &&
+       !(mine == ROOT_OR_MINE && st->st_uid == 0))) {
     close(fd);
     errno = !S_ISREG(st->st_mode) ? EMEDIUMTYPE : EPERM;
     return -1;
@@ -319,7 +325,7 @@ static int lock_file(struct pmon_freqrec *r, int create, int mine)
      * more, and nothing is written to it. */
     fd = open_safe(r->lock,
                    mine ? O_RDWR | (create ? O_CREAT : 0) : O_RDONLY, 0600,
-                   mine, &held);
+                   mine ? MINE : ANYONE, &held);
     if (fd < 0) {
       if (errno == ENOENT && !create)
         return 1;
@@ -360,7 +366,7 @@ static int read_record(struct pmon_freqrec *r, int mine)
   char *text, why[64];
   int fd, rc;
 
-  fd = open_safe(r->path, O_RDONLY, 0, mine, &st);
+  fd = open_safe(r->path, O_RDONLY, 0, mine ? MINE : ANYONE, &st);
   if (fd < 0) {
     if (errno == ENOENT)
       return 0;
@@ -396,7 +402,7 @@ static int read_record(struct pmon_freqrec *r, int mine)
   return 0;
 }
 
-static int names(struct pmon_freqrec *r, const char *node)
+int pmon__freqrec_names(struct pmon_freqrec *r, const char *node)
 {
   memset(r, 0, sizeof *r);
   r->lock_fd = -1;
@@ -418,7 +424,8 @@ int pmon__freqrec_lock(struct pmon_freqrec *r, const char *node, int create)
 {
   int rc;
 
-  if ((rc = names(r, node)) != 0 || (rc = lock_file(r, create, 1)) != 0)
+  if ((rc = pmon__freqrec_names(r, node)) != 0 ||
+      (rc = lock_file(r, create, 1)) != 0)
     return rc;
   return read_record(r, 1);
 }
@@ -427,7 +434,7 @@ int pmon__freqrec_peek(struct pmon_freqrec *r, const char *node)
 {
   int rc;
 
-  if ((rc = names(r, node)) != 0)
+  if ((rc = pmon__freqrec_names(r, node)) != 0)
     return rc;
   rc = lock_file(r, 0, 0);
   if (rc < 0)
@@ -632,7 +639,7 @@ int pmon__freqrec_limits(const struct pmon_freqrec *r, unsigned *khz)
   int fd, n = 0, bad = 0;
 
   memset(khz, 0, PMON_CPUS_MAX * sizeof *khz);
-  fd = open_safe(r->limits, O_RDONLY, 0, 1, &st);
+  fd = open_safe(r->limits, O_RDONLY, 0, ROOT_OR_MINE, &st);
   if (fd < 0)
     return errno == ENOENT ? 0
                            : pmon__fail(PMON_EIO, "%s: %s", r->limits,
@@ -710,4 +717,136 @@ int pmon__freqrec_limits_save(const struct pmon_freqrec *r,
     unlink(tmp);
   }
   return rc;
+}
+
+/* ---- The calibration's lock ------------------------------------------- */
+
+#define CAL_MAGIC "pmon-iofreq-calibration 1"
+#define CAL_WAIT_MS 500 /* a job's look holds the lock shared that long, at most */
+
+static int cal_name(char *buf, size_t size, const char *node)
+{
+  char dir[PATH_MAX];
+
+  pmon__freqrec_dir(dir, sizeof dir);
+  if ((size_t)snprintf(buf, size, "%s/pmon-iofreq-%s.calibration", dir,
+                       node) >= size)
+    return pmon__fail(PMON_EINVAL, "%s: %s: the name is too long",
+                      PMON_ENV_IO_FREQ_STATE, dir);
+  return 0;
+}
+
+/* The pid a calibration's file names; 0 when it names none. */
+static long cal_pid(int fd)
+{
+  char buf[128];
+  ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+  size_t head = strlen(CAL_MAGIC "\npid ");
+  long pid;
+
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  if (strncmp(buf, CAL_MAGIC "\npid ", head) != 0)
+    return 0;
+  pid = strtol(buf + head, NULL, 10);
+  return pid > 0 ? pid : 0;
+}
+
+int pmon__freqrec_cal_take(struct pmon_freqcal *c, const char *node)
+{
+  struct stat st, named;
+  char why[64], text[128];
+  int rc, fd = -1, len;
+
+  c->fd = -1;
+  c->pid = 0;
+  c->replaced = 0;
+  c->replaced_uid = 0;
+  if ((rc = cal_name(c->path, sizeof c->path, node)) != 0)
+    return rc;
+  for (int tries = 0; tries < 3; tries++) {
+    /* What is at the name and not this user's file is refused; root,
+     * whom no stranger may keep from the clock, removes it. */
+    if (lstat(c->path, &st) == 0 &&
+        (!S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
+      if (geteuid() != 0 || unlink(c->path) != 0)
+        return pmon__fail(PMON_EIO, "%s: %s", c->path,
+                          S_ISLNK(st.st_mode) ? "a symbolic link: refused"
+                          : !S_ISREG(st.st_mode)
+                            ? "not a regular file: refused"
+                            : (snprintf(why, sizeof why, "uid %u's, not "
+                                        "this user's: refused",
+                                        (unsigned)st.st_uid),
+                               why));
+      c->replaced = 1;
+      c->replaced_uid = (unsigned)st.st_uid;
+    }
+    fd = open_safe(c->path, O_RDWR | O_CREAT, 0644, MINE, &st);
+    if (fd < 0) {
+      if (errno == EPERM || errno == EACCES || errno == ELOOP)
+        continue; /* planted meanwhile: looked at again */
+      return pmon__fail(PMON_EIO, "%s: cannot make it: %s", c->path,
+                        strerror(errno));
+    }
+    for (int ms = 0; (rc = flock(fd, LOCK_EX | LOCK_NB)) != 0 &&
+                     errno == EWOULDBLOCK && ms < CAL_WAIT_MS; ms++) {
+      struct timespec one = {0, 1000000};
+
+      nanosleep(&one, NULL);
+    }
+    if (rc != 0) {
+      c->pid = cal_pid(fd);
+      close(fd);
+      return pmon__fail(PMON_EAGAIN, "%s: another calibration holds the "
+                        "clock (pid %ld)", c->path, c->pid);
+    }
+    /* Still the file at the name: another's _give may have removed it
+     * while this one waited. */
+    if (fstat(fd, &st) == 0 && lstat(c->path, &named) == 0 &&
+        st.st_ino == named.st_ino && st.st_dev == named.st_dev)
+      break;
+    close(fd);
+    fd = -1;
+  }
+  if (fd < 0)
+    return pmon__fail(PMON_EIO, "%s: replaced again and again: refused",
+                      c->path);
+  len = snprintf(text, sizeof text, "%s\npid %ld %llu\n", CAL_MAGIC,
+                 (long)getpid(), pmon__freqrec_start_of((long)getpid()));
+  if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)len, 0) != len) {
+    rc = pmon__fail(PMON_EIO, "%s: cannot write: %s", c->path,
+                    strerror(errno));
+    close(fd);
+    return rc;
+  }
+  c->fd = fd;
+  return 0;
+}
+
+void pmon__freqrec_cal_give(struct pmon_freqcal *c)
+{
+  if (c->fd < 0)
+    return;
+  unlink(c->path); /* under the lock: see pmon__freqrec_cal_take() */
+  close(c->fd);
+  c->fd = -1;
+}
+
+int pmon__freqrec_cal_running(const char *node, long *pid)
+{
+  char path[PATH_MAX];
+  struct stat st;
+  int fd, held;
+
+  *pid = 0;
+  if (cal_name(path, sizeof path, node) != 0)
+    return 0;
+  if ((fd = open_safe(path, O_RDONLY, 0, ROOT_OR_MINE, &st)) < 0)
+    return 0; /* none, or not believed */
+  held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  if (held)
+    *pid = cal_pid(fd);
+  close(fd); /* and the shared lock with it */
+  return held;
 }

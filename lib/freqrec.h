@@ -44,6 +44,11 @@ struct pmon_freqrec {
  */
 void pmon__freqrec_dir(char *buf, size_t size);
 
+/* R emptied, with NODE's names of the files (R->lock, path, limits):
+ * for _limits and _limits_save without the record.  0 or PMON_EINVAL (a
+ * name too long, said with pmon__fail()). */
+int pmon__freqrec_names(struct pmon_freqrec *r, const char *node);
+
 /*
  * Lock NODE's record (DIR/pmon-iofreq-NODE.lock, created with CREATE) and
  * read it (DIR/pmon-iofreq-NODE.record), for a job: both must be this
@@ -75,8 +80,8 @@ void pmon__freqrec_drop(struct pmon_freqrec *r);
 /*
  * The limits in DIR/pmon-iofreq-NODE.limits (r->limits; R from _lock or
  * _peek) into KHZ[PMON_CPUS_MAX] (0: none): believed only when the file
- * is the caller's, regular, not writable by group or others, and of this
- * boot.  The number of CPUs it gives (0 without a file), or PMON_EIO or
+ * is root's or the caller's, regular, not writable by group or others,
+ * and of this boot.  The number of CPUs it gives (0 without a file), or PMON_EIO or
  * PMON_EFORMAT, said with pmon__fail().
  */
 int pmon__freqrec_limits(const struct pmon_freqrec *r, unsigned *khz);
@@ -84,6 +89,34 @@ int pmon__freqrec_limits(const struct pmon_freqrec *r, unsigned *khz);
 /* Writes KHZ as that file (mode 0644, renamed over it).  0 or PMON_EIO. */
 int pmon__freqrec_limits_save(const struct pmon_freqrec *r,
                               const unsigned *khz);
+
+/*
+ * The clock's calibration (pmon-meters --calibrate-clock) owns the clock
+ * while it runs: it holds flock(LOCK_EX) on DIR/pmon-iofreq-NODE.calibration
+ * from before its first write to after its last, and a job leaves the
+ * clock alone while such a lock is held.
+ *
+ * _take: make or reuse the file (this user's; as root, a file of another
+ * user's at the name is removed first: C->replaced) and lock it,
+ * writing this process's pid into it.  0; PMON_EAGAIN when another
+ * calibration holds it (its pid in C->pid), PMON_EIO when the file is
+ * refused or cannot be made, PMON_EINVAL a name too long: said with
+ * pmon__fail().  _give removes the file and lets go.
+ */
+struct pmon_freqcal {
+  int fd;             /* held: flock(LOCK_EX) */
+  long pid;           /* _take: the other calibration's, on PMON_EAGAIN */
+  int replaced;       /* _take: removed what another put at the name, */
+  unsigned replaced_uid; /* its owner */
+  char path[PATH_MAX];
+};
+int pmon__freqrec_cal_take(struct pmon_freqcal *c, const char *node);
+void pmon__freqrec_cal_give(struct pmon_freqcal *c);
+
+/* Whether a calibration of NODE runs: its lock is held, and its file is
+ * root's or this user's (a stranger's is not believed).  Its pid in *PID
+ * (0 when the file does not say).  Never waits. */
+int pmon__freqrec_cal_running(const char *node, long *pid);
 
 /* CPU's cpufreq FILE as a number (0 when it cannot be read); CPU's
  * scaling_max_freq set to KHZ (0, or -1 when it cannot be). */

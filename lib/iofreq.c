@@ -68,6 +68,7 @@ static struct {
   int exit_hook;      /* at_exit() is registered */
   int finished;       /* the leader took the job out of the record */
   int restored;       /* and every CPU went where it should */
+  long cal_pid;       /* a calibration of the clock that ran: its pid */
 } q = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 int pmon__iofreq_config(void)
@@ -197,9 +198,16 @@ static void at_exit(void)
     pmon__iofreq_restore_now();
 }
 
-/* The node's record (lib/freqrec.c): this job joins, marks itself in a
- * phase or out (ACTIVE), or leaves (-1); then every CPU is settled.  The
- * writes that failed, or -1 when the record could not be used. */
+/* The node's record (lib/freqrec.c): this job joins (2), marks itself in
+ * a phase or out (1, 0), or leaves (-1); then every CPU is settled.  The
+ * writes that failed, -1 when the record could not be used, or
+ * CALIBRATING when a calibration of the clock runs (pmon-meters
+ * --calibrate-clock, its pid in q.cal_pid): then nothing is written to
+ * the clock, the job does not join, and a job that leaves only leaves.
+ * The calibration is looked for under the record's lock, which it takes
+ * after its own and before its first write: so either this job sees it,
+ * or it sees this job. */
+#define CALIBRATING (-2)
 static int record(int active)
 {
   struct pmon_freqrec *r = malloc(sizeof *r);
@@ -212,6 +220,17 @@ static int record(int active)
   if (pmon__freqrec_lock(r, pmon__g.node_name, active == 2) != 0) {
     free(r);
     return -1;
+  }
+  if (pmon__freqrec_cal_running(pmon__g.node_name, &q.cal_pid)) {
+    if (active < 0 && (j = pmon__freqrec_find(r, s->job)) != NULL)
+      pmon__freqrec_remove(r, j);
+    if (active < 0 && r->njobs == 0) /* the calibration puts them back */
+      memset(r->orig, 0, sizeof r->orig);
+    pmon__freqrec_unlock(r, active < 0);
+    if (active < 0)
+      q.state[0] = '\0';
+    free(r);
+    return CALIBRATING;
   }
   pmon__freqrec_prune(r);
   if (active == 2) { /* join: the limits now, once the dead are settled */
@@ -329,9 +348,15 @@ void pmon__iofreq_open(void)
   if (pmon__g.leader) {
     struct pmon_freq_shared *s = &pmon__g.sh->freq;
 
+    int rc;
+
     pmon__freqrec_job_key(s->job, sizeof s->job);
-    s->joined = record(2) >= 0;
-    if (!s->joined)
+    s->joined = (rc = record(2)) >= 0;
+    if (rc == CALIBRATING)
+      pmon__say("%s: a calibration of the clock runs on this node "
+                "(pmon-meters --calibrate-clock, pid %ld): the clock is left "
+                "as it is", PMON_ENV_IO_FREQ, q.cal_pid);
+    else if (!s->joined)
       pmon__say("%s: the node's record: %s; the clock is left as it is "
                 "(pmon-mpiio(7), \"The clock during I/O\")", PMON_ENV_IO_FREQ,
                 pmon_errmsg() + strlen("pmon: "));
@@ -361,7 +386,10 @@ static void leave(void)
   if (--s->active == 0 && s->capped) {
     int failed = record(0);
 
-    s->failed += (uint32_t)(failed >= 0 ? failed : write_all(0));
+    /* A calibration holds the clock: it puts back what it found. */
+    s->failed += (uint32_t)(failed >= 0            ? failed
+                            : failed == CALIBRATING ? 0
+                                                    : write_all(0));
     s->capped_ns += pmon__now_ns() - s->t_cap_ns;
     s->capped = 0;
   }
@@ -439,10 +467,17 @@ static void enter(void)
     if (s->active++ == 0 && !s->capped && s->joined) {
       int failed = record(1);
 
-      s->failed += (uint32_t)(failed >= 0 ? failed : write_all(1));
-      s->capped = 1;
-      s->t_cap_ns = pmon__now_ns();
-      s->switches++;
+      if (failed == CALIBRATING) {
+        /* Not capped: the phase runs at the calibration's clock; the
+         * leader's record of the node says so. */
+        s->uncapped++;
+        s->cal_pid = (int32_t)q.cal_pid;
+      } else {
+        s->failed += (uint32_t)(failed >= 0 ? failed : write_all(1));
+        s->capped = 1;
+        s->t_cap_ns = pmon__now_ns();
+        s->switches++;
+      }
     }
     unlock_node();
     pthread_sigmask(SIG_SETMASK, &held, NULL);
@@ -484,8 +519,8 @@ void pmon__iofreq_finish(void)
   /* Every rank has left: the job leaves the node's record, and every CPU
    * goes where the jobs still there want it, or back to its limit from
    * before them.  Without the record, back to that limit. */
-  if (s->joined && (rc = record(-1)) >= 0) {
-    q.restored = rc == 0;
+  if (s->joined && ((rc = record(-1)) >= 0 || rc == CALIBRATING)) {
+    q.restored = rc == 0 || rc == CALIBRATING;
     return;
   }
   q.restored = 1;
@@ -504,19 +539,20 @@ json_t *pmon__iofreq_node_json(void)
   if (!q.on || pmon__g.sh == NULL)
     return json_null();
   s = &pmon__g.sh->freq;
-  return json_pack("{s:i, s:i, s:i, s:f, s:b, s:i, s:s?}", "requested_mhz",
-                   (int)q.mhz, "cpus", q.n, "switches", (int)s->switches,
-                   "capped_s", (double)s->capped_ns * 1e-9, "restored",
-                   q.finished ? q.restored : 0, "failed_writes",
+  return json_pack("{s:i, s:i, s:i, s:f, s:b, s:i, s:s?, s:i}",
+                   "requested_mhz", (int)q.mhz, "cpus", q.n, "switches",
+                   (int)s->switches, "capped_s", (double)s->capped_ns * 1e-9,
+                   "restored", q.finished ? q.restored : 0, "failed_writes",
                    (int)s->failed, "state_file",
-                   q.state[0] != '\0' ? q.state : NULL);
+                   q.state[0] != '\0' ? q.state : NULL,
+                   "uncapped_phases", (int)s->uncapped);
 }
 
 json_t *pmon__iofreq_job(json_t *nodes)
 {
   json_t *node, *o = NULL;
   double capped = 0;
-  json_int_t switches = 0, failed = 0, n = 0;
+  json_int_t switches = 0, failed = 0, n = 0, uncapped = 0;
   int restored = 1, mhz = 0;
   size_t i;
 
@@ -529,13 +565,15 @@ json_t *pmon__iofreq_job(json_t *nodes)
     mhz = (int)json_integer_value(json_object_get(f, "requested_mhz"));
     switches += json_integer_value(json_object_get(f, "switches"));
     failed += json_integer_value(json_object_get(f, "failed_writes"));
+    uncapped += json_integer_value(json_object_get(f, "uncapped_phases"));
     capped = fmax(capped, json_number_value(json_object_get(f, "capped_s")));
     restored &= json_is_true(json_object_get(f, "restored"));
   }
   if (n > 0)
-    o = json_pack("{s:i, s:I, s:I, s:f, s:b, s:I}", "requested_mhz", mhz,
-                  "nodes", n, "switches", switches, "capped_s", capped,
-                  "restored", restored, "failed_writes", failed);
+    o = json_pack("{s:i, s:I, s:I, s:f, s:b, s:I, s:I}", "requested_mhz",
+                  mhz, "nodes", n, "switches", switches, "capped_s", capped,
+                  "restored", restored, "failed_writes", failed,
+                  "uncapped_phases", uncapped);
   return o != NULL ? o : json_null();
 }
 

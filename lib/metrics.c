@@ -176,6 +176,35 @@ static void sweep(void)
   closedir(d);
 }
 
+/* What another user holds at the job's name (ST, from lstat(): a file,
+ * a link, a FIFO) is told in an event and one line naming its owner.
+ * Where the directory is sticky (mode 1777, as node_exporter's textfile
+ * directory often is) and neither it nor the entry is this user's, the
+ * job's file cannot be renamed over the entry: 0, the job goes on
+ * without metrics.  Else 1: the first write replaces it. */
+static int held(const struct stat *st)
+{
+  struct stat d;
+  int stuck = geteuid() != 0 && stat(mt.dir, &d) == 0 &&
+              (d.st_mode & S_ISVTX) && d.st_uid != geteuid();
+  const char *what = S_ISLNK(st->st_mode)   ? "a symbolic link"
+                     : S_ISREG(st->st_mode) ? "a file"
+                                            : "not a file";
+
+  pmon__event(pmon__now_ns(), -1, "metrics_error",
+              "%s: %s of uid %u's holds the job's name: %s", mt.path, what,
+              (unsigned)st->st_uid,
+              stuck ? "the job goes on without metrics (the directory is "
+                      "sticky)"
+                    : "it is replaced");
+  pmon__say("%s: %s: %s of uid %u's holds the job's name: %s; a directory "
+            "only the job's user or group may write keeps its name "
+            "(pmon-metrics(7))", PMON_ENV_METRICS_DIR, mt.path, what,
+            (unsigned)st->st_uid,
+            stuck ? "the job goes on without metrics" : "it is replaced");
+  return !stuck;
+}
+
 void pmon__metrics_start(void)
 {
   struct pmon_state *g = &pmon__g;
@@ -205,6 +234,8 @@ void pmon__metrics_start(void)
                 "%s: path too long: the job goes on without metrics", mt.dir);
     return;
   }
+  if (lstat(mt.path, &st) == 0 && st.st_uid != geteuid() && !held(&st))
+    return;
   sweep();
   mt.on = 1;
   mt.last_ns = 0;
@@ -367,10 +398,11 @@ int pmon__metrics_write(const json_t *rec, const struct pmon_rtab *tab,
   ok = f != NULL && fclose(f) == 0 && ok;
   free(reg);
   free(met);
-  if (ok && (fd = pmon__create_beside(mt.path, tmp, sizeof tmp)) >= 0) {
+  if (ok && (fd = pmon__create_beside(mt.path, 0644, tmp, sizeof tmp)) >= 0) {
     /* node_exporter runs as its own user: the file is for all to read,
-     * whatever the umask (it holds what the report holds). */
-    ok = pmon__write_all(fd, text, len) == 0 && fchmod(fd, 0644) == 0;
+     * whatever the umask (it holds what the report holds), and never
+     * writable by another, from its making on. */
+    ok = fchmod(fd, 0644) == 0 && pmon__write_all(fd, text, len) == 0;
     ok = close(fd) == 0 && ok;
     if (!ok || rename(tmp, mt.path) != 0) {
       unlink(tmp);

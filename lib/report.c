@@ -911,7 +911,7 @@ static int write_atomically(const struct report_doc *doc, const char *path)
     return pmon__fail(PMON_EOUTPUT, "report: %s: cannot write: %s", path,
                       strerror(errno ? errno : EIO));
   }
-  if ((fd = pmon__create_beside(path, tmp, sizeof tmp)) < 0)
+  if ((fd = pmon__create_beside(path, 0666, tmp, sizeof tmp)) < 0)
     return pmon__fail(PMON_EOUTPUT, "report: %s: cannot create %s.tmp.*: %s",
                       path, path, strerror(errno));
   if ((f = fdopen(fd, "w")) == NULL) {

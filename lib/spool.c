@@ -451,7 +451,7 @@ static int write_spool(json_t *rec, const struct pmon_rtab *tab,
   r->len = len;
   memcpy(r->start_j, start_j, sizeof r->start_j);
   r->n = n;
-  if ((fd = pmon__create_beside(sp.path, tmp, sizeof tmp)) < 0) {
+  if ((fd = pmon__create_beside(sp.path, 0666, tmp, sizeof tmp)) < 0) {
     free(r->text);
     free(r);
     return -1;

@@ -17,18 +17,30 @@
  * compute probe's loops per second, over those at the first limit, are
  * the point's speed.
  *
- * Every CPU's limit is put back as it was found: at the end, on an error,
- * and on SIGINT, SIGTERM, SIGHUP or SIGQUIT (their handler only sets the
- * flag that pmon-meters' sleeps watch).  A node whose clock a job's
- * PMON_IO_FREQ holds (its record, lib/freqrec.c) is refused.  The file
- * is written whole beside its path and renamed over it, or not at all.
+ * The run owns the clock (lib/freqrec.h): it holds the node's
+ * calibration lock from before its first write to after its last, so
+ * that a second run is refused and a job's PMON_IO_FREQ leaves the clock
+ * alone meanwhile; a node where a job's cap is in effect is refused.
+ * "As found" is the limit now, which must not be below the limits root's
+ * prolog saved (pmon-iofreq save); with none saved, the limits now are
+ * saved there first, where the epilog (pmon-iofreq epilog) puts them
+ * back after a SIGKILL, and removed at the end.  Every CPU's limit is put
+ * back as found: at the end, on an error, when standard output fails
+ * (SIGPIPE is ignored), on every signal that would end the program
+ * (pmon-meters.c: their handler sets the flag that the sleeps watch),
+ * and, from the handler, on a fault (meters_calibrate_restore_now()).
+ * The file is written whole beside its path and renamed over it, or not
+ * at all.
  */
 #define _GNU_SOURCE /* sched_getaffinity(), pthread_setaffinity_np() */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -47,13 +59,21 @@
 
 #define POINTS_MAX 16
 
-/* The CPUs with a clock limit, and the limits found. */
+/* The CPUs with a clock limit, and the limits found; their files open
+ * for writing (-1: not writable) and each limit found as the text to
+ * write, so that a signal's handler can put them back. */
 struct cpus {
   int n;
   int cpu[PMON_CPUS_MAX];
   unsigned found[PMON_CPUS_MAX], min[PMON_CPUS_MAX]; /* kHz */
-  unsigned char changed[PMON_CPUS_MAX]; /* written with another limit */
+  volatile unsigned char changed[PMON_CPUS_MAX]; /* another limit written */
+  int fd[PMON_CPUS_MAX];
+  int open_err[PMON_CPUS_MAX]; /* errno of an open that failed */
+  char text[PMON_CPUS_MAX][16];
+  int len[PMON_CPUS_MAX];
 };
+
+static struct cpus cal; /* the run's, for meters_calibrate_restore_now() */
 
 /* One spinning thread of the compute probe. */
 struct spinner {
@@ -89,23 +109,56 @@ static void *spin(void *arg)
   return NULL;
 }
 
+static void close_cpus(struct cpus *c)
+{
+  for (int i = 0; i < c->n; i++)
+    if (c->fd[i] >= 0)
+      close(c->fd[i]);
+  c->n = 0;
+}
+
 /* The CPUs of the node with a cpufreq directory under PMON_SYSFS_ROOT
- * into C; their number. */
+ * into C, their limits now taken as found; their number. */
 static int find_cpus(struct cpus *c)
 {
   memset(c, 0, sizeof *c);
   for (int cpu = 0; cpu < PMON_CPUS_MAX; cpu++) {
     unsigned f = pmon__freqrec_khz(cpu, "scaling_max_freq");
     unsigned m = pmon__freqrec_khz(cpu, "cpuinfo_min_freq");
+    char path[PATH_MAX];
 
     if (f == 0 || m == 0 || m > f)
       continue;
+    snprintf(path, sizeof path,
+             "%s/devices/system/cpu/cpu%d/cpufreq/scaling_max_freq",
+             pmon__sysfs_root(), cpu);
     c->cpu[c->n] = cpu;
     c->found[c->n] = f;
     c->min[c->n] = m;
+    c->fd[c->n] = open(path, O_WRONLY | O_CLOEXEC);
+    c->open_err[c->n] = errno;
+    c->len[c->n] = snprintf(c->text[c->n], sizeof c->text[c->n], "%u\n", f);
     c->n++;
   }
   return c->n;
+}
+
+/* CPU I of C at KHZ: 0, or -1 when it cannot be written. */
+static int write_khz(struct cpus *c, int i, unsigned khz)
+{
+  char v[16];
+  int len = snprintf(v, sizeof v, "%u\n", khz);
+
+  if (c->fd[i] < 0) {
+    errno = c->open_err[i];
+    return -1;
+  }
+  if (pwrite(c->fd[i], v, (size_t)len, 0) != len)
+    return -1;
+  if (ftruncate(c->fd[i], len) != 0) {
+    /* sysfs has no length to set; a fixture's file has */
+  }
+  return 0;
 }
 
 /* Every CPU at KHZ, or at its own bound nearest it; FOUND: as found,
@@ -123,36 +176,162 @@ static int set_all(struct cpus *c, unsigned khz, int found)
 
     if (found && !c->changed[i])
       continue;
-    if (pmon__freqrec_set_khz(c->cpu[i], k) != 0)
+    /* Marked before the write: a signal between the two puts it back. */
+    unsigned char was = c->changed[i];
+
+    if (!found)
+      c->changed[i] = 1;
+    if (write_khz(c, i, k) != 0) {
       failed++;
-    else
+      c->changed[i] = was; /* as it was: not written */
+    } else {
       c->changed[i] = !found && k != c->found[i];
+    }
   }
   return failed;
 }
 
-/* A job of the node's PMON_IO_FREQ record that runs: its id in BUF, 1;
- * else 0. */
-static int job_holds(char *buf, size_t size)
+void meters_calibrate_restore_now(void)
+{
+  int saved = errno;
+
+  for (int i = 0; i < cal.n; i++)
+    if (cal.changed[i] && cal.fd[i] >= 0 &&
+        pwrite(cal.fd[i], cal.text[i], (size_t)cal.len[i], 0) == cal.len[i])
+      cal.changed[i] = 0;
+  errno = saved;
+}
+
+/* "uid N (NAME)" of UID into BUF. */
+static const char *who(unsigned uid, char *buf, size_t size)
+{
+  struct passwd *pw = getpwuid((uid_t)uid);
+
+  if (pw != NULL)
+    snprintf(buf, size, "uid %u (%s)", uid, meters_tty(pw->pw_name));
+  else
+    snprintf(buf, size, "uid %u", uid);
+  return buf;
+}
+
+/* Whether a job of the node's PMON_IO_FREQ record holds the clock of C's
+ * CPUs: one that runs as the record's owner (lib/freqrec.c: believed), in
+ * an I/O phase, with a CPU it may cap at that cap (or at the CPU's
+ * lowest limit, for a cap below it) in sysfs.  Said in one line, with
+ * the record's owner: 1; else 0.  A job that runs without holding the
+ * clock is named on standard output: it leaves the clock alone while the
+ * calibration runs. */
+static int job_holds(const struct cpus *c)
 {
   struct pmon_freqrec *r = calloc(1, sizeof *r);
-  char node[256];
+  char node[256], owner[300];
   int held = 0;
 
   if (r == NULL)
     return 0;
   pmon__node_name(node, sizeof node);
   if (pmon__freqrec_peek(r, node) == 0) {
-    for (int i = 0; i < r->njobs && !held; i++)
-      if (r->job[i].alive && r->job[i].believed) {
-        snprintf(buf, size, "%s", r->job[i].id);
+    for (int i = 0; i < r->njobs && !held; i++) {
+      const struct pmon_freqrec_job *j = &r->job[i];
+
+      if (!j->alive || !j->believed)
+        continue;
+      for (int k = 0; k < c->n && !held && j->active; k++) {
+        int cpu = c->cpu[k];
+        unsigned now = pmon__freqrec_khz(cpu, "scaling_max_freq");
+
+        if (!PMON_CPU_ISSET(cpu, j->cpus) || now == 0 ||
+            now > (j->cap_khz > c->min[k] ? j->cap_khz : c->min[k]))
+          continue;
+        fprintf(stderr, "pmon-meters: --calibrate-clock: job %s of %s "
+                "holds this node's clock: CPU %d at its cap of %u kHz "
+                "(record %s): calibrate when it has ended\n",
+                meters_tty(j->id), who((unsigned)r->owner, owner,
+                                       sizeof owner),
+                cpu, now, meters_tty(r->path));
         held = 1;
       }
+      if (!held)
+        printf("note: job %s of %s runs on this node with PMON_IO_FREQ: "
+               "it leaves the clock alone while this runs\n",
+               meters_tty(j->id), who((unsigned)r->owner, owner,
+                                      sizeof owner));
+    }
     if (r->lock_fd >= 0)
       pmon__freqrec_unlock(r, 0);
   }
   free(r);
   return held;
+}
+
+/* The limits to put back, against root's saved ones (pmon-iofreq save):
+ * none may be found below them; with none saved, those found are saved
+ * (*MADE set).  0, or 1 said in one line. */
+static int check_saved(const struct cpus *c, int *made)
+{
+  struct pmon_freqrec *r = calloc(1, sizeof *r);
+  unsigned *lim = calloc(PMON_CPUS_MAX, sizeof *lim);
+  char node[256];
+  int n, rc = 0;
+
+  *made = 0;
+  if (r == NULL || lim == NULL) {
+    fprintf(stderr, "pmon-meters: --calibrate-clock: out of memory\n");
+    free(r);
+    free(lim);
+    return 1;
+  }
+  pmon__node_name(node, sizeof node);
+  if (pmon__freqrec_names(r, node) != 0) {
+    fprintf(stderr, "pmon-meters: --calibrate-clock: %s\n",
+            meters_tty(pmon_errmsg() + strlen("pmon: ")));
+    rc = 1;
+  } else if ((n = pmon__freqrec_limits(r, lim)) < 0) {
+    fprintf(stderr, "pmon-meters: --calibrate-clock: %s: the limits to put "
+            "back are not known: refused\n",
+            meters_tty(pmon_errmsg() + strlen("pmon: ")));
+    rc = 1;
+  } else if (n > 0) {
+    for (int i = 0; i < c->n && rc == 0; i++)
+      if (lim[c->cpu[i]] != 0 && c->found[i] < lim[c->cpu[i]]) {
+        fprintf(stderr, "pmon-meters: --calibrate-clock: CPU %d's limit is "
+                "%u kHz, below the %u kHz saved in %s (pmon-iofreq save): "
+                "something left it capped (pmon-iofreq epilog puts it "
+                "back): refused\n", c->cpu[i], c->found[i],
+                lim[c->cpu[i]], meters_tty(r->limits));
+        rc = 1;
+      }
+  } else {
+    for (int i = 0; i < c->n; i++)
+      lim[c->cpu[i]] = c->found[i];
+    if (pmon__freqrec_limits_save(r, lim) != 0) {
+      fprintf(stderr, "pmon-meters: --calibrate-clock: %s: the limits to "
+              "put back after a SIGKILL cannot be saved: refused\n",
+              meters_tty(pmon_errmsg() + strlen("pmon: ")));
+      rc = 1;
+    } else {
+      *made = 1;
+    }
+  }
+  free(r);
+  free(lim);
+  return rc;
+}
+
+/* The saved limits' file, removed when this run made it. */
+static void unsave(int made)
+{
+  struct pmon_freqrec *r;
+  struct stat st;
+  char node[256];
+
+  if (!made || (r = calloc(1, sizeof *r)) == NULL)
+    return;
+  pmon__node_name(node, sizeof node);
+  if (pmon__freqrec_names(r, node) == 0 && lstat(r->limits, &st) == 0 &&
+      S_ISREG(st.st_mode) && st.st_uid == geteuid())
+    unlink(r->limits);
+  free(r);
 }
 
 /* The compute probe at the limit set: the node's power with a spinning
@@ -238,7 +417,7 @@ static int write_file(const char *path, const struct cpus *c, unsigned hi,
     fprintf(stderr, "pmon-meters: %s: out of memory\n", meters_tty(path));
     return -1;
   }
-  if ((fd = pmon__create_beside(path, tmp, sizeof tmp)) < 0 ||
+  if ((fd = pmon__create_beside(path, 0644, tmp, sizeof tmp)) < 0 ||
       (f = fdopen(fd, "w")) == NULL) {
     fprintf(stderr, "pmon-meters: %s: cannot create: %s\n",
             meters_tty(path), strerror(errno));
@@ -258,50 +437,32 @@ static int write_file(const char *path, const struct cpus *c, unsigned hi,
   return rc;
 }
 
-int meters_calibrate_clock(const char *path, int npoints, double seconds,
-                           double window_s, const char *covers,
-                           meters_power_fn *power, void *arg,
-                           volatile sig_atomic_t *interrupted)
+/* Whether standard output failed (a closed pipe: SIGPIPE is ignored). */
+static int out_failed(void)
 {
-  static struct cpus c;
-  struct point p[POINTS_MAX];
-  unsigned lo = 0, hi = 0;
-  char job[64];
-  int failed = 0, done = 0;
+  return fflush(stdout) != 0 || ferror(stdout);
+}
 
-  if (find_cpus(&c) == 0) {
-    fprintf(stderr, "pmon-meters: --calibrate-clock: no CPU of this node "
-            "has a clock limit (%s/devices/system/cpu/cpuN/cpufreq/"
-            "scaling_max_freq): nothing to calibrate\n",
-            meters_tty(pmon__sysfs_root()));
-    return 1;
-  }
-  if (job_holds(job, sizeof job)) {
-    fprintf(stderr, "pmon-meters: --calibrate-clock: job %s holds this "
-            "node's clock (PMON_IO_FREQ): calibrate an idle node\n",
-            meters_tty(job));
-    return 1;
-  }
-  for (int i = 0; i < c.n; i++) {
-    lo = c.min[i] > lo ? c.min[i] : lo;
-    hi = hi == 0 || c.found[i] < hi ? c.found[i] : hi;
-  }
-  if (lo >= hi)
-    npoints = 1;
-  printf("\ncalibrating the clock: %d CPUs, %d limits from %.0f to %.0f "
-         "MHz, %.3g s a probe\n", c.n, npoints, hi / 1000.0, lo / 1000.0,
-         seconds);
-  printf("%10s %14s %14s %8s\n", "limit MHz", "waiting W", "computing W",
-         "speed");
-  fflush(stdout);
+/* The limits from LO to HI at each point, measured into P; the points
+ * done, or -1 with *FAILED the writes that failed, or -2 when standard
+ * output failed (errno in *ERR for either). */
+static int measure(struct point *p, int npoints, unsigned lo, unsigned hi,
+                   double seconds, double window_s, meters_power_fn *power,
+                   void *arg, volatile sig_atomic_t *interrupted, int *failed,
+                   int *err)
+{
+  int done = 0;
+
   for (int i = 0; i < npoints && !*interrupted; i++) {
     struct point *q = &p[i];
 
     q->khz = npoints == 1 ? hi
              : (unsigned)(hi - (double)(hi - lo) * i / (npoints - 1) + 0.5);
     q->khz = (q->khz + 500) / 1000 * 1000; /* whole MHz */
-    if ((failed = set_all(&c, q->khz, i == 0)) != 0)
-      break;
+    if ((*failed = set_all(&cal, q->khz, i == 0)) != 0) {
+      *err = errno;
+      return -1;
+    }
     power(arg, window_s, &q->wait_w, &q->wait_err_w); /* settle */
     if (power(arg, seconds, &q->wait_w, &q->wait_err_w) != 0 ||
         compute_probe(power, arg, seconds, q) != 0)
@@ -309,10 +470,42 @@ int meters_calibrate_clock(const char *path, int npoints, double seconds,
     printf("%10.0f %8.1f +- %-4.1f %8.1f +- %-4.1f %7.3f\n", q->khz / 1000.0,
            q->wait_w, q->wait_err_w, q->compute_w, q->compute_err_w,
            p[0].loops_s > 0 ? q->loops_s / p[0].loops_s : NAN);
-    fflush(stdout);
+    if (out_failed()) {
+      *err = errno;
+      return -2;
+    }
     done++;
   }
-  if (set_all(&c, 0, 1) != 0) {
+  return done;
+}
+
+/* The run, with the calibration's lock held and the limits found saved:
+ * the exit status. */
+static int run(const char *path, int npoints, double seconds,
+               double window_s, const char *covers, meters_power_fn *power,
+               void *arg, volatile sig_atomic_t *interrupted)
+{
+  struct point p[POINTS_MAX];
+  unsigned lo = 0, hi = 0;
+  int failed = 0, done, out_err = 0, e;
+
+  for (int i = 0; i < cal.n; i++) {
+    lo = cal.min[i] > lo ? cal.min[i] : lo;
+    hi = hi == 0 || cal.found[i] < hi ? cal.found[i] : hi;
+  }
+  if (lo >= hi)
+    npoints = 1;
+  printf("\ncalibrating the clock: %d CPUs, %d limits from %.0f to %.0f "
+         "MHz, %.3g s a probe\n", cal.n, npoints, hi / 1000.0, lo / 1000.0,
+         seconds);
+  printf("%10s %14s %14s %8s\n", "limit MHz", "waiting W", "computing W",
+         "speed");
+  e = 0;
+  done = out_failed() ? (e = errno, -2)
+                      : measure(p, npoints, lo, hi, seconds, window_s, power,
+                                arg, interrupted, &failed, &e);
+  out_err = done == -2;
+  if (set_all(&cal, 0, 1) != 0) {
     fprintf(stderr, "pmon-meters: --calibrate-clock: some CPUs' limits "
             "could not be put back: %s\n", strerror(errno));
     return 1;
@@ -320,7 +513,13 @@ int meters_calibrate_clock(const char *path, int npoints, double seconds,
   if (failed != 0) {
     fprintf(stderr, "pmon-meters: --calibrate-clock: scaling_max_freq: "
             "cannot write %d of %d CPUs' (root's, on most nodes): %s\n",
-            failed, c.n, strerror(errno));
+            failed, cal.n, strerror(e));
+    return 1;
+  }
+  if (out_err) {
+    fprintf(stderr, "pmon-meters: --calibrate-clock: standard output: %s: "
+            "stopped; the limits are as found, %s not written\n",
+            strerror(e), meters_tty(path));
     return 1;
   }
   if (*interrupted || done < npoints) {
@@ -331,8 +530,53 @@ int meters_calibrate_clock(const char *path, int npoints, double seconds,
     return 1;
   }
   printf("every limit as found (%.0f MHz)\n", hi / 1000.0);
-  if (write_file(path, &c, hi, p, npoints, seconds, window_s, covers) != 0)
+  if (write_file(path, &cal, hi, p, npoints, seconds, window_s, covers) != 0)
     return 1;
   printf("written: %s\n", meters_tty(path));
-  return 0;
+  return out_failed();
+}
+
+int meters_calibrate_clock(const char *path, int npoints, double seconds,
+                           double window_s, const char *covers,
+                           meters_power_fn *power, void *arg,
+                           volatile sig_atomic_t *interrupted)
+{
+  struct pmon_freqcal lock;
+  char node[256], owner[300];
+  int rc, made = 0;
+
+  if (find_cpus(&cal) == 0) {
+    fprintf(stderr, "pmon-meters: --calibrate-clock: no CPU of this node "
+            "has a clock limit (%s/devices/system/cpu/cpuN/cpufreq/"
+            "scaling_max_freq): nothing to calibrate\n",
+            meters_tty(pmon__sysfs_root()));
+    return 1;
+  }
+  /* The clock is this run's from here: a job looks for the lock before
+   * it caps (lib/iofreq.c), and its record is looked at after it. */
+  pmon__node_name(node, sizeof node);
+  if ((rc = pmon__freqrec_cal_take(&lock, node)) != 0) {
+    if (rc == PMON_EAGAIN)
+      fprintf(stderr, "pmon-meters: --calibrate-clock: another calibration "
+              "holds this node's clock (pid %ld, %s): refused\n", lock.pid,
+              meters_tty(lock.path));
+    else
+      fprintf(stderr, "pmon-meters: --calibrate-clock: %s\n",
+              meters_tty(pmon_errmsg() + strlen("pmon: ")));
+    close_cpus(&cal);
+    return 1;
+  }
+  if (lock.replaced)
+    printf("note: %s: a file of %s was there: removed\n",
+           meters_tty(lock.path), who(lock.replaced_uid, owner,
+                                      sizeof owner));
+  rc = 1;
+  if (!job_holds(&cal) && check_saved(&cal, &made) == 0) {
+    rc = run(path, npoints, seconds, window_s, covers, power, arg,
+             interrupted);
+    unsave(made);
+  }
+  pmon__freqrec_cal_give(&lock);
+  close_cpus(&cal);
+  return rc;
 }

@@ -153,13 +153,61 @@ struct options {
   int points;           /* --points: its limits */
 };
 
-/* Set by SIGINT and SIGTERM: the only thing a signal handler touches. */
+/* Set by SIGINT and SIGTERM (with --calibrate-clock, by every signal
+ * that would end the program): the only thing their handler touches. */
 static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
 {
   (void)sig;
   interrupted = 1;
+}
+
+/* A fault during --calibrate-clock: the clock put back, then the signal's
+ * own end (the action is reset: SA_RESETHAND). */
+static void on_fault(int sig)
+{
+  meters_calibrate_restore_now();
+  raise(sig);
+}
+
+/* SIG's action, unless the program was started with it ignored (nohup's
+ * SIGHUP stays ignored). */
+static void take(int sig, const struct sigaction *sa)
+{
+  struct sigaction old;
+
+  if (sigaction(sig, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+    sigaction(sig, sa, NULL);
+}
+
+/* --calibrate-clock's signals: each that would end the program ends the
+ * run, which puts the clock back; a closed pipe is an output error. */
+static void calibration_signals(void)
+{
+  static const int ending[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
+                               SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+                               SIGXCPU, SIGXFSZ, SIGIO, SIGPWR,
+#ifdef SIGSTKFLT
+                               SIGSTKFLT,
+#endif
+                               SIGTRAP};
+  static const int faults[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+                               SIGSYS};
+  struct sigaction sa;
+
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  sa.sa_handler = on_signal;
+  for (size_t i = 0; i < sizeof ending / sizeof ending[0]; i++)
+    take(ending[i], &sa);
+  for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+    take(s, &sa);
+  sa.sa_handler = on_fault;
+  sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+  for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+    take(faults[i], &sa);
+  signal(SIGPIPE, SIG_IGN);
 }
 
 /* ---- Output helpers ---------------------------------------------------- */
@@ -1224,10 +1272,8 @@ int main(int argc, char **argv)
   n->total = total_entry(n);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  if (opt.calibrate) { /* the clock goes back on these too */
-    signal(SIGHUP, on_signal);
-    signal(SIGQUIT, on_signal);
-  }
+  if (opt.calibrate) /* the clock goes back on these too */
+    calibration_signals();
 
   show_header(n, &opt);
   for (int i = 0; i < n->nentries; i++)
@@ -1274,9 +1320,12 @@ int main(int argc, char **argv)
     status = EXIT_CONFIG;
   free(n);
   if (fflush(stdout) != 0 || ferror(stdout)) {
+    /* --calibrate-clock said it already, and exits with 1 (not written). */
+    if (opt.calibrate && status != 0)
+      return status;
     fprintf(stderr, PROG ": standard output: write error: %s\n",
             strerror(errno));
-    return EXIT_CONFIG;
+    return opt.calibrate ? 1 : EXIT_CONFIG;
   }
   return status;
 }

@@ -33,6 +33,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@
 
 #include <jansson.h>
 
+#include "core.h" /* pmon__site_calibration() */
 #include "report.h"
 #include "report-model.h"
 
@@ -329,9 +331,11 @@ static int approach_item(const struct report *r, const char *file,
 static int by_saving(const void *a, const void *b);
 
 /* Every item of R, the largest saving first, into IT (ITEMS_MAX of
- * them); how many.  CAL: the calibration given, or NULL for the one the
- * site file named in R's first node record that names one (a file that
- * cannot be used gets its one line, and no io-clock item). */
+ * them); how many.  CAL: the calibration given, or NULL for the one that
+ * the site file (PMON_SITE_FILE, pmon-site(5)) names now for the first of
+ * R's nodes it names one for: never a path from the report, which
+ * anyone may have written (a file that cannot be used gets its one line,
+ * and no io-clock item). */
 static size_t advise(const struct report *r,
                      const struct report_clockcal *cal, const char *model,
                      const char *file, struct report_advice *it, int *bad)
@@ -345,9 +349,12 @@ static size_t advise(const struct report *r,
   size_t n = 0;
 
   for (size_t i = 0; cal == NULL && i < r->nnodes; i++) {
-    const char *p = r->nodes[i].clock_calibration;
+    char p[PATH_MAX];
 
-    if (p != NULL && *p != '\0') {
+    if (r->nodes[i].name == NULL ||
+        pmon__site_calibration(r->nodes[i].name, p, sizeof p) != 0)
+      break; /* a site file that cannot be read names none */
+    if (*p != '\0') {
       if (report_clockcal_load(p, &site) == 0) {
         cal = &site;
         from_site = 1;

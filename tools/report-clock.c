@@ -33,14 +33,20 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "report.h"
+
+#define CAL_MAX (1 << 20) /* bytes a calibration may hold */
 
 #define complain(status, ...) \
   report_say(status, "pmon-report: advise", __VA_ARGS__)
@@ -314,16 +320,76 @@ static int number(json_t *o, const char *key, double *v)
   return 0;
 }
 
+/* The text of the calibration at PATH, opened so that nothing planted
+ * there is followed (O_NOFOLLOW), blocks (O_NONBLOCK) or is believed (a
+ * regular file of root's or the caller's, not writable by group or
+ * others, of at most CAL_MAX bytes), into *TEXT (*LEN bytes, freed by the
+ * caller).  0, or -1 after one line that quotes nothing of the file. */
+static int read_safe(const char *path, char **text, size_t *len)
+{
+  struct stat st;
+  ssize_t got = 0;
+  size_t n = 0;
+  char *buf;
+  int fd;
+
+  fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return complain(-1, "%s: %s", path,
+                    errno == ELOOP ? "a symbolic link: refused"
+                                   : strerror(errno));
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return complain(-1, "%s: not a regular file: refused", path);
+  }
+  if (st.st_uid != 0 && st.st_uid != geteuid()) {
+    close(fd);
+    return complain(-1, "%s: uid %u's, not root's or this user's: not "
+                    "believed", path, (unsigned)st.st_uid);
+  }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    close(fd);
+    return complain(-1, "%s: writable by others (mode %04o): not believed",
+                    path, (unsigned)(st.st_mode & 07777));
+  }
+  if (st.st_size > CAL_MAX) {
+    close(fd);
+    return complain(-1, "%s: %lld bytes, more than a calibration's %d: "
+                    "refused", path, (long long)st.st_size, CAL_MAX);
+  }
+  buf = report_xcalloc(CAL_MAX + 1, 1);
+  while (n < CAL_MAX && (got = read(fd, buf + n, CAL_MAX - n)) > 0)
+    n += (size_t)got;
+  close(fd);
+  if (got < 0) {
+    free(buf);
+    return complain(-1, "%s: cannot read: %s", path, strerror(errno));
+  }
+  buf[n] = '\0';
+  *text = buf;
+  *len = n;
+  return 0;
+}
+
 int report_clockcal_load(const char *path, struct report_clockcal *c)
 {
   json_error_t e;
   json_t *pts;
   const char *fmt;
+  char *text = NULL;
+  size_t len = 0;
 
   memset(c, 0, sizeof *c);
-  c->path = path;
-  if ((c->root = json_load_file(path, JSON_REJECT_DUPLICATES, &e)) == NULL)
-    return complain(-1, "%s: %s", path, e.text);
+  if (read_safe(path, &text, &len) != 0)
+    return -1;
+  c->path = strcpy(report_xcalloc(strlen(path) + 1, 1), path);
+  c->root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
+  explicit_bzero(text, len); /* another's file: nothing of it kept */
+  free(text);
+  /* Where, never what: the text may be anything, a secret included. */
+  if (c->root == NULL)
+    return complain(-1, "%s: not a clock calibration: not JSON (line %d, "
+                    "column %d)", path, e.line, e.column);
   fmt = json_string_value(json_object_get(c->root, "format"));
   if (fmt == NULL || strcmp(fmt, "pmon-clock-calibration") != 0 ||
       json_integer_value(json_object_get(c->root, "version")) != 1) {
@@ -368,6 +434,8 @@ int report_clockcal_load(const char *path, struct report_clockcal *c)
 void report_clockcal_free(struct report_clockcal *c)
 {
   json_decref(c->root);
+  free((char *)c->path);
+  c->path = NULL;
   c->root = NULL;
   c->n = 0;
 }

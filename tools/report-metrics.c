@@ -154,7 +154,7 @@ int report_metrics(int argc, char **argv)
   for (size_t i = 0; i < r.nnodes; i++)
     one_node(&r, i, json_array_get(json_object_get(r.root, "nodes"), i),
              (size_t)max, &x[i]);
-  if ((fp = report_out_open(&ro, out)) == NULL)
+  if ((fp = report_out_open_mode(&ro, out, 0644)) == NULL)
     ok = 0;
   else if (fp != stdout && fchmod(fileno(fp), 0644) != 0) {
     /* node_exporter runs as its own user: the file is for all to read,

@@ -172,13 +172,17 @@ const char *report_duration(char buf[CELL_MAX], double s, int compact) {
 /* ---- Output files ------------------------------------------------------ */
 
 FILE *report_out_open(struct report_out *o, const char *path) {
+  return report_out_open_mode(o, path, 0666);
+}
+
+FILE *report_out_open_mode(struct report_out *o, const char *path, int mode) {
   int fd;
 
   o->path = path;
   o->tmp[0] = '\0';
   if (strcmp(path, "-") == 0)
     return o->fp = stdout;
-  if ((fd = pmon__create_beside(path, o->tmp, sizeof o->tmp)) < 0) {
+  if ((fd = pmon__create_beside(path, mode, o->tmp, sizeof o->tmp)) < 0) {
     fflush(stdout);
     fprintf(stderr, PROG ": %s: cannot create %s.tmp.*: %s\n", path, path,
             strerror(errno));

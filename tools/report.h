@@ -391,9 +391,11 @@ struct report_out {
 };
 
 /* Opens o for path: standard output for "-", else a new file beside path
- * (O_EXCL, O_NOFOLLOW, a random name) that report_out_close() renames.
- * Returns the stream, or NULL after printing one error line. */
+ * (O_EXCL, O_NOFOLLOW, a random name, mode 0666 less the umask; _mode:
+ * MODE less the umask) that report_out_close() renames.  Returns the
+ * stream, or NULL after printing one error line. */
 FILE *report_out_open(struct report_out *o, const char *path);
+FILE *report_out_open_mode(struct report_out *o, const char *path, int mode);
 
 /* Completes o: flushes and closes it and, when keep is not 0, renames the
  * temporary file to the path asked for; otherwise (or when a write failed)
@@ -466,7 +468,8 @@ struct report_clockpoint {
 
 struct report_clockcal {
   json_t *root;
-  const char *path, *node, *date; /* node, date: NULL when absent */
+  const char *path;               /* a copy of the path it was read from */
+  const char *node, *date;        /* NULL when absent */
   double found_mhz;               /* the limit jobs run under */
   size_t n;
   struct report_clockpoint pt[16];

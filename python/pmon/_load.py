@@ -5,15 +5,22 @@
    second copy of the library would be a second, separate pmon;
 2. PMON_LIBRARY, a path to the library: only that, when it is set;
 3. the library directory recorded when pmon was built (make install,
-   or pip install from a configured tree);
+   or pip install from a configured tree), loaded only when the library
+   and every directory above it belong to root, this user or the owner
+   of this package's own files, and none is writable by group or others
+   (but a sticky directory of root's, as /tmp): a directory that is gone
+   may be made again by anyone, and loading runs the library's code;
 4. the loader's path (LD_LIBRARY_PATH, the ld.so cache): libpmon.so.0.
 
-When none works, importing pmon fails with one line that names each.
+When none works, importing pmon fails with one line that names each; a
+recorded library that is not to be trusted fails it at once, naming
+the path and its owner.
 """
 from __future__ import annotations
 
 import ctypes
 import os
+import stat
 from typing import List, Tuple
 
 SONAME = "libpmon.so.0"
@@ -25,6 +32,51 @@ def _recorded() -> str:
     except ImportError:
         return ""
     return LIBDIR
+
+
+def _owner(uid: int) -> str:
+    try:
+        import pwd
+        return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
+
+
+def _untrusted(path: str) -> str:
+    """Why the library at PATH may not be loaded, or "" when it may.
+
+    The file (links resolved) and each directory above it must belong to
+    root, this user or the owner of this package's directory (whose code
+    runs already), and none may be writable by group or others, but a
+    sticky directory of root's (as /tmp).  A path that is not there is
+    left to the loader to say so.
+    """
+    trusted = {0, os.geteuid()}
+    try:
+        trusted.add(os.stat(os.path.dirname(os.path.abspath(__file__))).st_uid)
+    except OSError:
+        pass
+    p = os.path.realpath(path)
+    if not os.path.exists(p):
+        return ""
+    top = p
+    while True:
+        try:
+            st = os.lstat(p)
+        except OSError as e:
+            return f"{p}: {e.strerror}"
+        if st.st_uid not in trusted:
+            return (f"{p}: {_owner(st.st_uid)}'s, not root's, this user's "
+                    "or the package's owner's")
+        sticky = (stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX
+                  and st.st_uid == 0 and p != top)
+        if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not sticky:
+            return (f"{p}: writable by {'others' if st.st_mode & stat.S_IWOTH else 'its group'} "
+                    f"(mode {stat.S_IMODE(st.st_mode):04o}, {_owner(st.st_uid)}'s)")
+        parent = os.path.dirname(p)
+        if parent == p:
+            return ""
+        p = parent
 
 
 def _open(path: str) -> ctypes.CDLL:
@@ -50,6 +102,10 @@ def load() -> Tuple[ctypes.CDLL, str]:
     d = _recorded()
     if d:
         p = os.path.join(d, SONAME)
+        why = _untrusted(p)
+        if why:
+            raise ImportError(f"pmon: python: {p}: not loaded: {why}: "
+                              "set PMON_LIBRARY to a library you trust")
         try:
             return _open(p), p
         except (OSError, AttributeError) as e:
