@@ -49,9 +49,15 @@ static void put_value(FILE *f, const char *s)
   }
 }
 
-/* V with the fewest digits that read back as V ("299.9903", not the
- * "299.99029999999999" of %.17g; 17 always do), a whole number below
- * 1e15 in full ("52428800", not "5.24288e+07"). */
+/* The significant digits of a figure: those a report keeps
+ * (JSON_REAL_PRECISION(12), lib/report.c), so that a live file and
+ * pmon-report metrics on the report print a figure alike. */
+#define DIGITS_MAX 12
+
+/* V with the fewest digits that read back as V, at most DIGITS_MAX
+ * ("299.9903", not the "299.99029999999999" of %.17g; "200.002680636",
+ * not a live double's "200.00268063592856"), a whole number below 1e15
+ * in full ("52428800", not "5.24288e+07"). */
 static void put_number(FILE *f, double v)
 {
   char buf[40];
@@ -60,9 +66,9 @@ static void put_number(FILE *f, double v)
     fprintf(f, "%.0f", v);
     return;
   }
-  for (int digits = 6; digits <= 17; digits++) {
+  for (int digits = 6; digits <= DIGITS_MAX; digits++) {
     snprintf(buf, sizeof buf, "%.*g", digits, v);
-    if (digits == 17 || strtod(buf, NULL) == v || v != v)
+    if (digits == DIGITS_MAX || strtod(buf, NULL) == v || v != v)
       break;
   }
   fputs(buf, f);

@@ -142,7 +142,7 @@ int main(void)
     prev_h = marks_h[i];
   }
   {
-    char *s = pmon__timeline_text(PMON_TIMELINE_DEFAULT, NULL, NULL, 0);
+    char *s = pmon__timeline_text(PMON_TIMELINE_DEFAULT, NULL, NULL, 0, 1, 0);
 
     printf("run_length: the timeline of the %.0f hours: %zu bytes of JSON\n",
            prev_h, s != NULL ? strlen(s) : 0);

@@ -119,7 +119,7 @@ int main(void)
   printf("%14s %14s %14s\n", "PMON_TIMELINE", "bytes", "bytes/slice");
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     char *t = pmon__timeline_text(sizes[i], &tab, (const uint64_t(*)[3])ph,
-                                  PHASES);
+                                  PHASES, 1, 0); /* a node held whole */
 
     if (t == NULL)
       return 1;
@@ -132,7 +132,7 @@ int main(void)
 
     free(text);
     text = pmon__timeline_text(PMON_TIMELINE_DEFAULT, &tab,
-                               (const uint64_t(*)[3])ph, PHASES);
+                               (const uint64_t(*)[3])ph, PHASES, 1, 0);
     build[r] = bench_now() - t0;
     if (text == NULL)
       return 1;

@@ -519,14 +519,17 @@ static int write_now(int spool, int metrics, int sync, int running)
   if (rec == NULL)
     rc = -1;
   else {
-    if (spool)
-      rc = write_spool(rec, &tab, left, unread, now, sync, gen, start_j);
+    /* The metrics first: write_spool() marks the record's figures in
+     * place for the handler's last write, and the metrics read them as
+     * numbers (they lost the node's series when both were due). */
     if (metrics && pmon__metrics_write(rec, &tab, running) != 0 &&
         !sp.metrics_failed) {
       sp.metrics_failed = 1; /* said once */
       pmon__event(now, -1, "metrics_error", "cannot write the metrics "
                   "file: %s", strerror(errno));
     }
+    if (spool)
+      rc = write_spool(rec, &tab, left, unread, now, sync, gen, start_j);
   }
   json_decref(rec);
   pmon__rtab_free(&tab);
