@@ -75,6 +75,12 @@ struct pmon_channel {
                        name ("package-0" for a core zone), or "all" for
                        one that overlaps every other (psys); "" when it
                        overlaps none.  Shown in the report. */
+  double res_w;     /* sampled meters: MAY be set after adding the channel,
+                       the resolution of its readings in watts (an ePDU's
+                       whole watts: 1); 0 when not stated.  Each reading
+                       is off by less than that, and the error bars count
+                       it over the time measured (docs/report-format.md,
+                       "Error bars", term 1) */
 };
 
 /* A counter channel whose max_watts is 0 is assumed to draw at most this

@@ -1176,9 +1176,13 @@ static int eaton_open(struct pmon_meter *m)
       ep->check.state = CHECK_PENDING;
     snprintf(name, sizeof name, "%s%d", kinds[ep->kind].word,
              ep->index[c]);
-    /* Watts: scale 1, no wrap.  Every outlet counts: a node with two
-     * power supplies draws through both. */
-    pmon__meter_add_channel(m, name, PMON_DOM_NODE, PMON_CH_TOTAL, 1.0, 0);
+    /* Watts: scale 1, no wrap, whole watts (the MIB's unit).  Every
+     * outlet counts: a node with two power supplies draws through both. */
+    int ch = pmon__meter_add_channel(m, name, PMON_DOM_NODE, PMON_CH_TOTAL,
+                                     1.0, 0);
+
+    if (ch >= 0)
+      m->ch[ch].res_w = 1.0;
   }
   return 0;
 }

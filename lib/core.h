@@ -160,6 +160,9 @@ struct pmon_mstate {
   double err[3];            /* and the error made between readings, and
                                the stamp's (struct pmon_tl_sample) */
   uint64_t due_ns;          /* next reading */
+  uint64_t origin_ns;       /* the stamp of its first sample, where its
+                               energy starts (after init's, when init's
+                               reading failed) */
   _Atomic int failing;      /* in a run of failed reads */
   int reset_seen;           /* a reset event whose counters have not
                                gone back yet */
@@ -217,6 +220,8 @@ struct pmon_mstate {
   uint64_t held_ns, held_lo_ns;
   uint64_t quick_ns;        /* about the quickest read() since the first
                                (0: none yet), for sample_one()'s retries */
+  uint64_t read_ns;         /* the time the read folded last took: its
+                               value held at an instant inside it */
   int unstale;              /* a try after the one folded was dropped:
                                the driver's stale flag on the next one
                                compares with that try, not the core's */
@@ -412,6 +417,10 @@ int pmon__meters_parse(const char *list);
 int pmon__timeline_config(void);
 int pmon__meters_open(void);
 void pmon__meters_sample_all(uint64_t now);
+/* One due reading of meter I, as its poller takes it (the quickest of its
+ * tries, folded), and its next due time (ms->due_ns): the poller's step,
+ * and a simulated clock's in the tests. */
+void pmon__meter_poll(int i);
 /*
  * Fold one reading of meter I, taken at T (CLOCK_MONOTONIC ns, later than
  * the meter's previous reading), into its energy, and publish it.  RC is

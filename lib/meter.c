@@ -511,6 +511,7 @@ static void publish(int i, uint64_t t)
     memset(ms->e, 0, sizeof ms->e);
     ms->err[0] = ms->err[1] = 0;
     ms->covered_ns = 0;
+    ms->origin_ns = t;
   }
   pmon__tl_publish(&g->sh->tl[i], t, ms->covered_ns, ms->e, ms->m.nch,
                    ms->err);
@@ -834,6 +835,12 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
                               ? pace
                               : t - ms->seen_ns) *
                    1e-9;
+    /* And the value held at an instant inside the read, stamped at its
+     * middle: a slow read (a BMC, or this host, held up) is off by up to
+     * half of it, whatever the pace. */
+    if (news && (m->flags & PMON_DRV_COUNTER) &&
+        (double)ms->read_ns * 0.5e-9 > ms->err[2])
+      ms->err[2] = (double)ms->read_ns * 0.5e-9;
     ms->seen_ns = t;
     if (news)
       ms->news_ns = t;
@@ -1072,6 +1079,7 @@ static int sample_one(int i, int force, uint64_t until)
                 (double)best_d * 0.5e-6);
   if (ms->primed && best_d > ms->quick_ns)
     ms->quick_ns += (best_d - ms->quick_ns) / 16;
+  ms->read_ns = best_d;
   return pmon__meter_fold(i, 0, &best, best_t, force);
 }
 
@@ -1083,7 +1091,7 @@ void pmon__meters_sample_all(uint64_t now)
     struct pmon_mstate *ms = &g->ms[i];
     uint64_t period = (uint64_t)(ms->m.interval_s * 1e9);
     uint64_t limit;
-    struct timespec nap = {0, (long)(period < 5000000 ? period : 5000000)};
+    uint64_t nap = period < 5000000 ? period : 5000000;
 
     /* Wait, a bounded time, for a value published after NOW: at init it
      * anchors the timeline, at finalize it covers the last region end.
@@ -1113,7 +1121,7 @@ void pmon__meters_sample_all(uint64_t now)
              (ms->anchoring != 1 || ms->prev_ns >= now))) {
       if (pmon__now_ns() >= limit && !ms->primed)
         break;
-      nanosleep(&nap, NULL);
+      pmon__sleep_ns(nap);
     }
     /* Init's reading came just after a new value (read at short
      * intervals until one came) and is stamped about when it came.  The
@@ -1166,6 +1174,23 @@ void pmon__meters_sample_all(uint64_t now)
   }
 }
 
+void pmon__meter_poll(int i)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[i];
+  uint64_t period = (uint64_t)(ms->m.interval_s * 1e9);
+  uint64_t now = pmon__now_ns();
+
+  sample_one(i, 0, now + period / 2);
+  ms->due_ns += period;
+  now = pmon__now_ns();
+  /* A read that ended a little after the next was due (a timeout that
+   * overran) is followed at once, so that one failed read does not grow
+   * into a gap; one that overran by more than half a period does not try
+   * to catch up. */
+  if (ms->due_ns <= now)
+    ms->due_ns = now - ms->due_ns < period / 2 ? now : now + period;
+}
+
 /* One meter's poller: reads it every interval until told to stop.  The
  * read itself runs without the lock; a read that takes long delays only
  * this meter. */
@@ -1174,7 +1199,6 @@ static void *poller_main(void *arg)
   struct pmon_state *g = &pmon__g;
   struct pmon_mstate *ms = arg;
   int i = (int)(ms - g->ms);
-  uint64_t period = (uint64_t)(ms->m.interval_s * 1e9);
 
   pthread_mutex_lock(&g->lock);
   while (!g->stop) {
@@ -1183,16 +1207,8 @@ static void *poller_main(void *arg)
 
     if (now >= ms->due_ns) {
       pthread_mutex_unlock(&g->lock);
-      sample_one(i, 0, now + period / 2);
+      pmon__meter_poll(i);
       pthread_mutex_lock(&g->lock);
-      ms->due_ns += period;
-      now = pmon__now_ns();
-      /* A read that ended a little after the next was due (a timeout
-       * that overran) is followed at once, so that one failed read does
-       * not grow into a gap; one that overran by more than half a period
-       * does not try to catch up. */
-      if (ms->due_ns <= now)
-        ms->due_ns = now - ms->due_ns < period / 2 ? now : now + period;
       continue;
     }
     ts.tv_sec = (time_t)(ms->due_ns / 1000000000u);

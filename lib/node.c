@@ -140,6 +140,7 @@ static void error_terms(struct pmon_shared *sh, int i,
                         const struct pmon_meter *m)
 {
   int n = 0;
+  double res_w = 0;
 
   for (int c = 0; c < m->nch; c++) {
     if (!(sh->total_mask[i] & (1u << c)))
@@ -147,13 +148,17 @@ static void error_terms(struct pmon_shared *sh, int i,
     n++;
     if (m->flags & PMON_DRV_COUNTER)
       sh->res_j[i] += m->ch[c].scale;
+    else
+      res_w += m->ch[c].res_w;
   }
   /* An estimate's error is its model's, which it does not state: its
    * bars are unknown (NAN) unless the site states it (accuracy=). */
   sh->acc_rel[i] = (m->flags & PMON_DRV_ESTIMATED) && m->accuracy_from == NULL
                      ? NAN
                      : m->accuracy_rel;
-  sh->acc_w[i] = m->accuracy_w * n;
+  /* A power meter's resolution is off alike over the time measured, as
+   * the stated watts are: it adds to them. */
+  sh->acc_w[i] = m->accuracy_w * n + res_w;
 }
 
 /* Where the slot of local rank R begins in its part of the segment, of

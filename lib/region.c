@@ -82,6 +82,8 @@ struct rmeter {
                                   boundaries */
   float p_in, p_c;  /* when its pairs began and ended in it (s0 = 0),
                        their time (|s1|) and the rest of their bound */
+  float p_h;        /* how far the stamps of its samples k and j may be
+                       from their values' instants, the larger, s */
   /* The step at a boundary (step_mend()), for the resolved bucket whose
    * bound waits for the power after it: what it needs to mend its
    * interpolation (the mends go into the energies, e[]). */
@@ -578,33 +580,46 @@ static void bound_settle(struct region *r, int m)
   struct rmeter *b = &rm_of(r)[m];
   const struct pmon_shared *sh = pmon__g.sh;
   struct pmon_tl_sample x, y;
-  double one, inside, next = NAN, w;
+  double one, inside, next = NAN, w, stamps;
 
   if (b->pend == 0)
     return;
   if (pmon__tl_get(&sh->tl[m], b->pend - 1, &x) == 0 &&
-      pmon__tl_get(&sh->tl[m], b->pend, &y) == 0)
+      pmon__tl_get(&sh->tl[m], b->pend, &y) == 0) {
     widen(b, next = pmon__tl_power(m, x.e, x.t_ns, y.e, y.t_ns));
-  else
+  } else {
+    /* After a counter's last interval the power is not known either. */
+    if (sh->res_j[m] > 0) /* a counter (lib/node.c) */
+      widen(b, 0);
     b->q_x = NAN;
+  }
   w = step_mend(b, m, &x, next, total_channel(r, m));
-  one = (b->p_hi - b->p_lo) * (w >= 0 ? w : b->p_w) + sh->res_j[m];
+  /* A boundary's value is interpolated between samples whose stamps may
+   * each be off by up to p_h from their values' instants: at the power
+   * there, not at its range.  The stamps of a region's two ends are not
+   * off alike (a publisher's and the poller's clocks drift, a held-up
+   * read moves one of them), so they do not cancel. */
+  stamps = b->p_h * fmax(fabs(b->p_lo), fabs(b->p_hi));
+  one = (b->p_hi - b->p_lo) * ((w >= 0 ? w : b->p_w) - b->p_h) +
+        sh->res_j[m];
   inside = b->p_in * (b->p_hi - b->p_lo + b->p_c);
-  /* A mended boundary's error is what is left of the stamps and the
-   * range, as likely one way as the other; one left to interpolation may
-   * lean with all the others (docs/report-format.md). */
-  if (b->p_in > 0 && inside < b->p_nb * one) {
+  /* A mended boundary's error is what is left of the range, as likely
+   * one way as the other; one left to interpolation may lean with all
+   * the others (docs/report-format.md); the stamps' never lean. */
+  if (b->p_in > 0 && inside < b->p_nb * (one + stamps)) {
     b->err[0] += inside;
     if (w < 0)
       b->crowd += (float)inside;
     else
       b->err[1] += inside * inside;
   } else {
-    b->err[0] += b->p_nb * one;
-    if (w < 0)
+    b->err[0] += b->p_nb * (one + stamps);
+    if (w < 0) {
       b->crowd += (float)(b->p_nb * one);
-    else
-      b->err[1] += b->p_nb * one * one;
+      b->err[1] += b->p_nb * stamps * stamps;
+    } else {
+      b->err[1] += b->p_nb * (one + stamps) * (one + stamps);
+    }
   }
   b->pend = 0;
 }
@@ -658,12 +673,18 @@ static void bucket_bound(struct region *r, int m, uint64_t j,
     }
     widen(b, pmon__tl_power(m, pe, pt, s->e, s->t_ns));
   }
+  /* Before a counter's first interval, or one the ring lost, the power
+   * is not known: a step there may be from nothing (power is not below
+   * 0).  A power meter's trapezoids carry their own bound (err[0]). */
   if (b->anchor > 0 && pmon__tl_get(&sh->tl[m], b->anchor - 1, &x) == 0)
     widen(b, pmon__tl_power(m, x.e, x.t_ns, ae, b->a_t));
+  else if (sh->res_j[m] > 0) /* a counter (lib/node.c) */
+    widen(b, 0);
   if (b->p_lo > b->p_hi)
     b->p_lo = b->p_hi = 0;
   h = b->a_err[2] > s->err[2] ? b->a_err[2] : s->err[2];
   b->p_w = (float)((dt > 0 ? dt / 4 : 0) + h);
+  b->p_h = (float)h;
   b->p_c = (float)h; /* one boundary's stamps, for step_mend() */
   b->p_nb = b->nb;
   b->p_in = 0;

@@ -564,9 +564,16 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     share_json(json_object_get(rec, "comm"), sf, sf_err);
   if (rec != NULL && !final)
     json_object_set_new(rec, "comm_so_far", pmon__comm_so_far());
+  /* The span of the node's energy: from the total's first sample (init's
+   * reading, or the poller's first when init's failed) to T_LAST. */
   if (rec != NULL)
     json_object_set_new(rec, "monotonic_ns",
-                        json_pack("[I, I]", (json_int_t)g->t_init_ns,
+                        json_pack("[I, I]",
+                                  (json_int_t)(tm >= 0 &&
+                                                   g->ms[tm].origin_ns >
+                                                     g->t_init_ns
+                                                 ? g->ms[tm].origin_ns
+                                                 : g->t_init_ns),
                                   (json_int_t)t_last));
   if (rec != NULL) {
     json_object_set_new(rec, "coverage", coverage_json(t_end, final));
