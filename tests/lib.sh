@@ -95,12 +95,17 @@ near() {
 # phases' span (a rank held up between two calls for more than the merge
 # gap splits a phase), at most that plus the open and close around them
 # and 10 ms per phase of merge gap (a busy machine stretches both).
+# With SPLIT (the node counted more phases than the program ran, with
+# its open and close: a rank was held up beyond the merge gap), the time
+# it was held up is left out by design, and only the upper bound holds.
 io_time() {
-  if awk -v v="$2" -v t="$3" -v m="$4" 'BEGIN {
-       exit !(v != "null" && v >= 0.8 * t && v <= t + m + 0.05) }'; then
-    pass "$1: $2 s, within [0.8 x $3, $3 + $4 + 0.05] s"
+  it_lo=0.8
+  [ -n "${5:-}" ] && it_lo=0
+  if awk -v v="$2" -v t="$3" -v m="$4" -v lo="$it_lo" 'BEGIN {
+       exit !(v != "null" && v >= lo * t && v <= t + m + 0.05) }'; then
+    pass "$1: $2 s, within [$it_lo x $3, $3 + $4 + 0.05] s${5:+ ($5)}"
   else
-    fail "$1: $2 s, not within [0.8 x $3, $3 + $4 + 0.05] s"
+    fail "$1: $2 s, not within [$it_lo x $3, $3 + $4 + 0.05] s${5:+ ($5)}"
   fi
 }
 
