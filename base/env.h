@@ -39,5 +39,6 @@
 #define PMON_ENV_METRICS_INTERVAL "PMON_METRICS_INTERVAL" /* s, default 10 */
 #define PMON_ENV_METRICS_REGIONS "PMON_METRICS_REGIONS" /* named, 32 */
 #define PMON_ENV_METRICS_KEEP "PMON_METRICS_KEEP" /* s; unset: left */
+#define PMON_ENV_RECORD "PMON_RECORD" /* a directory: the trace (replay) */
 
 #endif /* PMON_ENV_H */

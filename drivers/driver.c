@@ -1,6 +1,7 @@
 /*
  * driver.c - what driver.h gives every driver beside the ground floor:
- * adding a channel to its meter.  It calls nothing of the core.
+ * adding a channel to its meter, and the domains' names.  It calls
+ * nothing of the core.
  */
 #include "config.h"
 
@@ -26,4 +27,22 @@ int pmon__meter_add_channel(struct pmon_meter *m, const char *name,
   c->scale = scale;
   c->range = range;
   return m->nch++;
+}
+
+static const char *const domain_names[] = {"node",  "cpu",   "memory",
+                                           "accel", "other", "module"};
+
+const char *pmon__domain_name(enum pmon_domain d)
+{
+  return (unsigned)d < sizeof domain_names / sizeof *domain_names
+           ? domain_names[d]
+           : "other";
+}
+
+int pmon__domain_parse(const char *name)
+{
+  for (unsigned d = 0; d < sizeof domain_names / sizeof *domain_names; d++)
+    if (strcmp(name, domain_names[d]) == 0)
+      return (int)d;
+  return -1;
 }

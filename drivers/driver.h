@@ -87,6 +87,11 @@ struct pmon_channel {
  * much, for the wrap guard. */
 #define PMON_WRAP_WATTS 2000.0
 
+/* A domain's name in the report and the trace ("node", "cpu", "memory",
+ * "accel", "other", "module"), and back: the domain, or -1. */
+const char *pmon__domain_name(enum pmon_domain d);
+int pmon__domain_parse(const char *name);
+
 /* Events a reading may carry. */
 enum {
   PMON_EV_RESET = 1 << 0,    /* counters restarted: drop this interval */

@@ -413,9 +413,27 @@ struct pmon_state {
 extern struct pmon_state pmon__g;
 
 /* lib/meter.c */
+
+/* One try of a reading: when the driver's read() began and ended, on the
+ * library's clock, what it returned and what it filled.  A reading is up
+ * to PMON_TRIES_MAX of them (sample_one() in lib/meter.c). */
+#define PMON_TRIES_MAX 3
+struct pmon_try {
+  uint64_t t0, t1;
+  int rc;                 /* 0, or the driver's PMON_E* code */
+  struct pmon_reading r;
+};
+
 int pmon__meters_parse(const char *list);
 int pmon__timeline_config(void);
 int pmon__meters_open(void);
+/* Meter number g->nmeters, its driver open (or its description taken
+ * from a trace, by pmon-report replay), becomes one: the wrap guard, its
+ * longest interval integrated. */
+void pmon__meter_adopt(void);
+/* Every meter open: which channels make the node total (g->total_mask,
+ * g->covers, g->total_meter) and the history's memory. */
+void pmon__meters_plan(void);
 void pmon__meters_sample_all(uint64_t now);
 /* One due reading of meter I, as its poller takes it (the quickest of its
  * tries, folded), and its next due time (ms->due_ns): the poller's step,
@@ -434,6 +452,23 @@ void pmon__meter_poll(int i);
  */
 int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
                      int force);
+/*
+ * Fold the reading of meter I whose N tries are T (1 to PMON_TRIES_MAX,
+ * in the order taken; only the last may have failed, and its message is
+ * the thread's last error): the quickest good try, its stamp bounded by
+ * an earlier try that saw its value, its meter's quick time and retry
+ * counts updated, as the poller does after reading.  The poller calls it
+ * through sample_one(); pmon-report replay calls it with a trace's tries.
+ * Returns as pmon__meter_fold(), or PMON_EINVAL for N out of range.
+ */
+int pmon__meter_tries(int i, const struct pmon_try *t, int n, int force);
+/* Init's and finalize's wait for meter I's value after NOW
+ * (pmon__meters_sample_all()): its start, its end (a value finalize
+ * held is folded), and, after every meter's, the node total's history
+ * made to end where its energy does. */
+void pmon__meter_wait(int i, uint64_t now);
+void pmon__meter_waited(int i);
+void pmon__meters_waited(void);
 int pmon__sampler_start(void);
 void pmon__sampler_stop(void);
 /* At finalize, after the last readings: each driver's finish() verdict as
@@ -630,6 +665,22 @@ int pmon__regions_said_folding(void);
 int pmon__region_begin(const char *name);
 int pmon__region_end(const char *name);
 void pmon__regions_close_all(uint64_t now);
+/* As pmon__regions_close_all(), with the sample counts SEQ loaded before
+ * NOW given (pmon-report replay). */
+void pmon__regions_close_at(uint64_t now, const uint64_t *seq);
+/* A region call as a trace gives it (pmon-report replay): BEGIN 1 or 0,
+ * NAME, and for an outermost call its instant NOW and the sample counts
+ * SEQ (one per meter) loaded before it; SEQ NULL for a call inside
+ * another of the same name.  Returns as pmon_region_begin/end(), or
+ * PMON_EINVAL for an outermost call without SEQ. */
+int pmon__region_replay(int begin, const char *name, uint64_t now,
+                        const uint64_t *seq);
+/* Make T (NULL: none yet) the calling thread's regions and return those
+ * it had: a replay keeps each traced thread's apart. */
+void *pmon__region_thread_swap(void *t);
+/* The calling thread's regions, made if it had none; NULL when out of
+ * memory. */
+void *pmon__region_thread_make(void);
 void pmon__regions_resolve(void);
 void pmon__regions_free(void);
 /* This process's regions, threads merged, as records of TAB (a

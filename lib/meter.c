@@ -22,6 +22,7 @@
 #include "pmon.h"
 #include "core.h"
 #include "env.h"
+#include "trace.h"
 
 int pmon__meters_parse(const char *list)
 {
@@ -198,11 +199,19 @@ static int open_one(const struct pmon_spec *spec)
     ms->m.priv = NULL;
     return rc;
   }
+  pmon__meter_adopt();
+  return 0;
+}
+
+void pmon__meter_adopt(void)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_mstate *ms = &g->ms[g->nmeters];
+
   ms->estimated = (ms->m.flags & PMON_DRV_ESTIMATED) != 0;
   wrap_guard(ms);
   ms->ttl_ns = (uint64_t)(PMON_TTL_READINGS * ms->m.interval_s * 1e9);
   g->nmeters++;
-  return 0;
 }
 
 /* Close the meter open_one() opened last and forget it. */
@@ -422,21 +431,26 @@ int pmon__meters_open(void)
                     pmon_errmsg() + strlen("pmon: "));
     }
   }
-  {
-    const struct pmon_meter *m[PMON_METER_MAX];
+  pmon__meters_plan();
+  return 0;
+}
 
-    for (int i = 0; i < g->nmeters; i++)
-      m[i] = &g->ms[i].m;
-    g->covers = pmon__total_plan(m, g->nmeters, g->total_mask);
-    for (int i = g->nmeters - 1; i >= 0; i--)
-      if (g->total_mask[i] != 0)
-        g->total_meter = i;
-  }
+void pmon__meters_plan(void)
+{
+  struct pmon_state *g = &pmon__g;
+  const struct pmon_meter *m[PMON_METER_MAX];
+
+  for (int i = 0; i < g->nmeters; i++)
+    m[i] = &g->ms[i].m;
+  g->covers = pmon__total_plan(m, g->nmeters, g->total_mask);
+  g->total_meter = -1;
+  for (int i = g->nmeters - 1; i >= 0; i--)
+    if (g->total_mask[i] != 0)
+      g->total_meter = i;
   /* The history's memory, now rather than as it fills (PMON_HIST); a
    * failure is said by PMON_DEBUG and tried again at the first point. */
   if (g->total_meter >= 0)
     pmon__hist_open();
-  return 0;
 }
 
 /* The node total's energy and least measured time over the latest
@@ -975,6 +989,125 @@ int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
   return 1;
 }
 
+/* What sample_one() learned from the tries of one reading so far. */
+struct choice {
+  struct pmon_reading best;
+  uint64_t best_t, best_d;
+  uint64_t seen[PMON_TRIES_MAX]; /* when each good try ended */
+  uint64_t raw[PMON_TRIES_MAX][PMON_CH_MAX];
+  unsigned events;
+  char detail[sizeof ((struct pmon_reading *)0)->detail];
+  int good;    /* good tries noted */
+  int rc;      /* the last try's: a failed try ends the tries */
+  int known;   /* a quick time was known after the last try */
+  int slow;    /* the quickest try so far was slow */
+  int last;    /* the last try was the quickest */
+  int unstale;
+};
+
+static void choice_start(const struct pmon_mstate *ms, struct choice *c)
+{
+  memset(c, 0, sizeof *c);
+  c->best_d = UINT64_MAX;
+  c->unstale = ms->unstale;
+}
+
+/* Note try K of a reading of meter MS, T, in C: the quick time it
+ * teaches, and whether it is the quickest.  Whether no try should follow
+ * it for what it showed (it failed, or it was quick). */
+static int choice_note(struct pmon_mstate *ms, struct choice *c,
+                       const struct pmon_try *t, int k)
+{
+  uint64_t d = t->t1 - t->t0;
+
+  if (k > 0 && c->known)
+    ms->retried++;
+  c->rc = t->rc;
+  if (t->rc != 0)
+    return 1;
+  memcpy(c->raw[c->good], t->r.raw, sizeof c->raw[0]);
+  c->seen[c->good++] = t->t1;
+  c->known = ms->quick_ns != 0 || k > 0;
+  if (ms->primed && (ms->quick_ns == 0 || d < ms->quick_ns))
+    ms->quick_ns = d;
+  if (t->r.events != 0) {
+    c->events |= t->r.events;
+    memcpy(c->detail, t->r.detail, sizeof c->detail);
+  }
+  c->last = d < c->best_d;
+  if (c->last) {
+    if (k > 0)
+      c->unstale = 1; /* the driver compared with a try dropped */
+    c->best = t->r;
+    c->best_d = d;
+    c->best_t = t->t0 + d / 2;
+  }
+  c->slow = c->known && c->best_d > 2 * ms->quick_ns + 1000000;
+  return c->known && !c->slow;
+}
+
+/* Fold the reading of meter I whose tries C noted, the last one LAST of
+ * N: the quickest good try, or LAST when none was good. */
+static int choice_fold(int i, struct choice *c, const struct pmon_try *last,
+                       int n, int force)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[i];
+  struct pmon_reading r;
+
+  if (c->best_d == UINT64_MAX) {
+    r = last->r;
+    return pmon__meter_fold(i, last->rc, &r,
+                            last->t0 + (last->t1 - last->t0) / 2, force);
+  }
+  if (c->rc != 0) { /* a try after good ones failed: counted, not folded */
+    ms->nfail++;
+    if (c->rc == PMON_EFORMAT)
+      ms->rejected++;
+    c->last = 0;
+  }
+  if (n > 1) {
+    c->best.events = c->events;
+    if (c->events != 0)
+      memcpy(c->best.detail, c->detail, sizeof c->best.detail);
+  }
+  if (c->unstale)
+    c->best.stale = 0;
+  /* A paced counter's value that an earlier try saw already was there
+   * when that try ended: the earlier bound. */
+  for (int k = 0; k < c->good; k++)
+    if (memcmp(c->raw[k], c->best.raw, sizeof c->raw[0]) == 0) {
+      if (c->seen[k] < c->best_t)
+        c->best_t = c->seen[k];
+      break;
+    }
+  ms->unstale = !c->last;
+  /* Every try slow (a BMC, or this host, held up throughout): the stamp
+   * kept may be off by up to half the read, which the error bar holds;
+   * said, so that a figure off by as much can be told why. */
+  if (n > 1 && c->slow)
+    pmon__debug("%s: every try of a read was slow: the quickest, %.1f ms "
+                "of %d, is kept, its stamp off by up to %.1f ms",
+                ms->m.drv->name, (double)c->best_d * 1e-6, c->good,
+                (double)c->best_d * 0.5e-6);
+  if (ms->primed && c->best_d > ms->quick_ns)
+    ms->quick_ns += (c->best_d - ms->quick_ns) / 16;
+  ms->read_ns = c->best_d;
+  return pmon__meter_fold(i, 0, &c->best, c->best_t, force);
+}
+
+int pmon__meter_tries(int i, const struct pmon_try *t, int n, int force)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[i];
+  struct choice c;
+
+  if (n < 1 || n > PMON_TRIES_MAX)
+    return pmon__fail(PMON_EINVAL, "meter %d: %d tries of a reading", i, n);
+  choice_start(ms, &c);
+  for (int k = 0; k < n; k++)
+    choice_note(ms, &c, &t[k], k);
+  return choice_fold(i, &c, &t[n - 1], n, force);
+}
+
 /*
  * Take one reading of meter I and fold it in (pmon__meter_fold()), stamped
  * with the midpoint of the driver's read().  The value belongs to some
@@ -1004,83 +1137,83 @@ static int sample_one(int i, int force, uint64_t until)
 {
   struct pmon_mstate *ms = &pmon__g.ms[i];
   struct pmon_meter *m = &ms->m;
-  struct pmon_reading r, best;
-  uint64_t t0, t1, d, best_t = 0, best_d = UINT64_MAX, seen[3];
-  uint64_t raw[3][PMON_CH_MAX];
-  unsigned events = 0;
-  char detail[sizeof r.detail] = "";
-  int rc, tries = 0, known, slow = 0, last = 0, unstale = ms->unstale;
+  struct pmon_try t[PMON_TRIES_MAX];
+  struct choice c;
+  int n = 0, rc;
   int retry = (m->flags & PMON_DRV_COUNTER) && m->window_s <= 0;
 
+  choice_start(ms, &c);
   for (;;) {
-    memset(&r, 0, sizeof r);
-    t0 = pmon__now_ns();
-    rc = m->drv->read(m, &r);
-    t1 = pmon__now_ns();
-    d = t1 - t0;
-    if (rc != 0)
+    struct pmon_try *x = &t[n];
+    int enough;
+
+    memset(&x->r, 0, sizeof x->r);
+    x->t0 = pmon__now_ns();
+    x->rc = m->drv->read(m, &x->r);
+    x->t1 = pmon__now_ns();
+    enough = choice_note(ms, &c, x, n++);
+    if (enough || force || !ms->primed || !retry || n >= PMON_TRIES_MAX ||
+        x->t1 >= until)
       break;
-    memcpy(raw[tries], r.raw, sizeof raw[0]);
-    seen[tries] = t1;
-    known = ms->quick_ns != 0 || tries > 0;
-    if (ms->primed && (ms->quick_ns == 0 || d < ms->quick_ns))
-      ms->quick_ns = d;
-    if (r.events != 0) {
-      events |= r.events;
-      memcpy(detail, r.detail, sizeof detail);
-    }
-    last = d < best_d;
-    if (last) {
-      if (tries > 0)
-        unstale = 1; /* the driver compared with a try dropped */
-      best = r;
-      best_d = d;
-      best_t = t0 + d / 2;
-    }
-    slow = known && best_d > 2 * ms->quick_ns + 1000000;
-    if (force || !ms->primed || !retry || tries >= 2 || t1 >= until ||
-        (known && !slow))
-      break;
-    tries++;
-    if (known)
-      ms->retried++;
   }
-  if (best_d == UINT64_MAX)
-    return pmon__meter_fold(i, rc, &r, t0 + d / 2, force);
-  if (rc != 0) { /* a try after good ones failed: counted, not folded */
-    ms->nfail++;
-    if (rc == PMON_EFORMAT)
-      ms->rejected++;
-    last = 0;
-  }
-  if (tries > 0) {
-    best.events = events;
-    if (events != 0)
-      memcpy(best.detail, detail, sizeof best.detail);
-  }
-  if (unstale)
-    best.stale = 0;
-  /* A paced counter's value that an earlier try saw already was there
-   * when that try ended: the earlier bound. */
-  for (int k = 0; k < tries + (rc == 0); k++)
-    if (memcmp(raw[k], best.raw, sizeof raw[0]) == 0) {
-      if (seen[k] < best_t)
-        best_t = seen[k];
-      break;
+  if (!pmon__tracing)
+    return choice_fold(i, &c, &t[n - 1], n, force);
+  /* Recorded, then folded, with no other meter's reading between: a
+   * replay folds them in the trace's order. */
+  pmon__trace_lock();
+  pmon__trace_read(i, t, n, force);
+  rc = choice_fold(i, &c, &t[n - 1], n, force);
+  pmon__trace_unlock();
+  return rc;
+}
+
+void pmon__meter_wait(int i, uint64_t now)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[i];
+
+  ms->anchoring = ms->primed ? 1 : 2;
+  ms->anchor_ns = now;
+  ms->held = 0;
+}
+
+void pmon__meter_waited(int i)
+{
+  struct pmon_mstate *ms = &pmon__g.ms[i];
+
+  if (ms->held) /* not if it failed: released then */
+    release_held(i);
+  ms->anchoring = 0;
+}
+
+void pmon__meters_waited(void)
+{
+  struct pmon_state *g = &pmon__g;
+  struct pmon_tl *tl;
+  struct pmon_tl_sample s;
+  struct pmon_hist_point *last;
+
+  /* With several meters in the total, the history's point for the first
+   * one's sample could not be made before the others had theirs: it is
+   * made now, or made again with their latest samples, so that the
+   * history ends (at finalize) where the node's energy does. */
+  if (g->total_meter < 0)
+    return;
+  tl = &g->sh->tl[g->total_meter];
+  last = g->nhist > 0 ? &g->hist[g->nhist - 1] : NULL;
+  if (pmon__tl_seq(tl) > 0 && pmon__tl_get(tl, pmon__tl_seq(tl) - 1, &s) == 0) {
+    if (last == NULL || last->t_ns < s.t_ns)
+      hist_add(s.t_ns);
+    else if (last->t_ns == s.t_ns) {
+      double e, err[3];
+      uint64_t covered;
+
+      if (hist_total(&e, &covered, err) == 0) {
+        last->e = e;
+        last->covered_ns = covered;
+        memcpy(last->err, err, sizeof err);
+      }
     }
-  ms->unstale = !last;
-  /* Every try slow (a BMC, or this host, held up throughout): the stamp
-   * kept may be off by up to half the read, which the error bar holds;
-   * said, so that a figure off by as much can be told why. */
-  if (tries > 0 && slow)
-    pmon__debug("%s: every try of a read was slow: the quickest, %.1f ms "
-                "of %d, is kept, its stamp off by up to %.1f ms",
-                m->drv->name, (double)best_d * 1e-6, tries + (rc == 0),
-                (double)best_d * 0.5e-6);
-  if (ms->primed && best_d > ms->quick_ns)
-    ms->quick_ns += (best_d - ms->quick_ns) / 16;
-  ms->read_ns = best_d;
-  return pmon__meter_fold(i, 0, &best, best_t, force);
+  }
 }
 
 void pmon__meters_sample_all(uint64_t now)
@@ -1096,9 +1229,8 @@ void pmon__meters_sample_all(uint64_t now)
     /* Wait, a bounded time, for a value published after NOW: at init it
      * anchors the timeline, at finalize it covers the last region end.
      * After the limit a stale value is taken, stamped now. */
-    ms->anchoring = ms->primed ? 1 : 2;
-    ms->anchor_ns = now;
-    ms->held = 0;
+    pmon__trace_wait(i, now);
+    pmon__meter_wait(i, now);
     if (!ms->primed)
       sample_one(i, 0, 0);
     /* Six periods, or at finalize with a counter published at a pace
@@ -1142,36 +1274,10 @@ void pmon__meters_sample_all(uint64_t now)
         phase += period;
       ms->due_ns = phase;
     }
-    if (ms->held) /* not if it failed: released then */
-      release_held(i);
-    ms->anchoring = 0;
+    pmon__meter_waited(i);
+    pmon__trace_waited(i);
   }
-  /* With several meters in the total, the history's point for the first
-   * one's sample could not be made before the others had theirs: it is
-   * made now, or made again with their latest samples, so that the
-   * history ends (at finalize) where the node's energy does. */
-  if (g->total_meter >= 0) {
-    struct pmon_tl *tl = &g->sh->tl[g->total_meter];
-    struct pmon_tl_sample s;
-    struct pmon_hist_point *last =
-      g->nhist > 0 ? &g->hist[g->nhist - 1] : NULL;
-
-    if (pmon__tl_seq(tl) > 0 &&
-        pmon__tl_get(tl, pmon__tl_seq(tl) - 1, &s) == 0) {
-      if (last == NULL || last->t_ns < s.t_ns)
-        hist_add(s.t_ns);
-      else if (last->t_ns == s.t_ns) {
-        double e, err[3];
-        uint64_t covered;
-
-        if (hist_total(&e, &covered, err) == 0) {
-          last->e = e;
-          last->covered_ns = covered;
-          memcpy(last->err, err, sizeof err);
-        }
-      }
-    }
-  }
+  pmon__meters_waited();
 }
 
 void pmon__meter_poll(int i)

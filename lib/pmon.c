@@ -22,6 +22,7 @@
 #include "job.h"
 #include "preload.h"
 #include "rtab.h"
+#include "trace.h"
 
 /* One lock for the phase changes (init, finalize), never for regions. */
 static pthread_mutex_t life = PTHREAD_MUTEX_INITIALIZER;
@@ -158,6 +159,7 @@ static void teardown(void)
   if (g->leader)
     pmon__meters_close();
   pmon__regions_free();
+  pmon__trace_close(); /* after every thread that writes it */
   pmon__pub_free();
   pmon__io_free();
   pmon__comm_free();
@@ -227,8 +229,11 @@ static int init_locked(int by_preload)
     cfg = pmon__spool_config();
   if (cfg == 0)
     cfg = pmon__metrics_config();
+  if (cfg == 0)
+    cfg = pmon__trace_config();
   if ((rc = pmon__node_setup()) != 0) {
     pmon__node_teardown();
+    pmon__trace_close();
     return rc;
   }
   pmon__share_open(); /* the leader learns its ranks' pids */
@@ -256,6 +261,7 @@ static int init_locked(int by_preload)
     struct pmon_tl_sample s;
     int tm = g->total_meter;
 
+    pmon__trace_meters();
     g->t_init_ns = pmon__now_ns();
     g->t_end_ns = 0;
     pmon__meters_sample_all(g->t_init_ns);
@@ -270,6 +276,7 @@ static int init_locked(int by_preload)
   atomic_thread_fence(memory_order_seq_cst);
   node_barrier();
   g->t_init_ns = g->sh->t_init_ns;
+  pmon__trace_span("init", g->t_init_ns);
   pmon__regions_layout(); /* the segment is whole now */
   pmon__pub_start();
   if (g->rank == 0)
@@ -284,6 +291,7 @@ static int init_locked(int by_preload)
                                 NULL) == MPI_SUCCESS)
       PMPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
   }
+  pmon__trace_named(); /* the job has its name */
   pmon__spool_start(); /* the leader's spool, the others' wait for it */
   g->by_preload = by_preload;
   atomic_store(&g->phase, PMON_PHASE_RUNNING);
@@ -419,6 +427,7 @@ static int finalize_locked(void)
     pmon__spool_stop();
     pmon__sampler_stop();
     g->t_end_ns = t_end;
+    pmon__trace_span("node_end", t_end);
     pmon__meters_sample_all(g->t_end_ns);
     pmon__meters_finish();
     pmon__share_finish();

@@ -54,6 +54,7 @@
 #include "regfit.h"
 #include "region.h"
 #include "rtab.h"
+#include "trace.h"
 
 #define OTHER_NAME "(other)"
 #define FIT_PARENT 0x8000u /* fslot: another name ran inside it */
@@ -783,8 +784,10 @@ static void boundary(struct region *r, double sign, uint64_t now,
       r->unresolved++;
       continue;
     }
+    /* Up to the samples loaded before NOW, not those published since:
+     * the figure depends on what the call saw, which a trace keeps. */
     if ((r->used & (1u << m)) && b->anchor != seq[m] - 1)
-      resolve(r, m);
+      resolve_upto(r, m, seq[m]);
     if (!(r->used & (1u << m))) {
       struct pmon_tl_sample a;
 
@@ -832,9 +835,33 @@ static void load_seqs(uint64_t *seq)
     seq[m] = pmon__tl_seq(&sh->tl[m]);
 }
 
-int pmon__region_begin(const char *name)
+/* A boundary's instant and the sample counts loaded before it, as a
+ * trace gives them (pmon__region_replay()); NULL: read now. */
+struct at {
+  uint64_t now;
+  const uint64_t *seq; /* NULL: the trace gave none (a call inside
+                          another of the same name) */
+};
+
+/* Load the sample counts into SEQ, then the instant, or take them from
+ * AT; 0, or PMON_EINVAL for a boundary a trace gave no time for. */
+static int stamp(const struct at *at, uint64_t *seq, uint64_t *now)
 {
-  uint64_t seq[PMON_METER_MAX], h;
+  if (at == NULL) {
+    load_seqs(seq);
+    *now = pmon__now_ns();
+    return 0;
+  }
+  if (at->seq == NULL)
+    return pmon__fail(PMON_EINVAL, "an outermost call without its time");
+  memcpy(seq, at->seq, (size_t)pmon__region_lay.nmeters * sizeof *seq);
+  *now = at->now;
+  return 0;
+}
+
+static int begin_at(const char *name, const struct at *at)
+{
+  uint64_t seq[PMON_METER_MAX], h, now = 0;
   struct pmon_thread *t;
   struct region *r;
   size_t len;
@@ -858,11 +885,9 @@ int pmon__region_begin(const char *name)
     t->stack = s;
     t->stack_cap *= 2;
   }
+  if (r->depth == 0 && (rc = stamp(at, seq, &now)) != 0)
+    return rc;
   if (r->depth++ == 0) {
-    uint64_t now;
-
-    load_seqs(seq);
-    now = pmon__now_ns();
     if (r->first_ns == 0)
       r->first_ns = now;
     r->t_begin = now;
@@ -875,7 +900,15 @@ int pmon__region_begin(const char *name)
     t->stack[t->depth - 1].r->fslot |= FIT_PARENT;
   t->stack[t->depth].r = r;
   t->stack[t->depth++].hash = h;
+  if (pmon__tracing && at == NULL)
+    pmon__trace_region(t->index, 1, name, now, seq,
+                       pmon__region_lay.nmeters);
   return 0;
+}
+
+int pmon__region_begin(const char *name)
+{
+  return begin_at(name, NULL);
 }
 
 /* Whether the open entry O was opened with NAME (hash H). */
@@ -893,9 +926,9 @@ static int opened_as(struct pmon_thread *t, const struct open_region *o,
   return x == NULL || x == o->r;
 }
 
-int pmon__region_end(const char *name)
+static int end_at(const char *name, const struct at *at)
 {
-  uint64_t seq[PMON_METER_MAX], h;
+  uint64_t seq[PMON_METER_MAX], h, now = 0;
   struct pmon_thread *t = self;
   struct open_region *top;
   struct region *r;
@@ -926,12 +959,10 @@ int pmon__region_end(const char *name)
                       "region is \"%s\")",
                       name, inner);
   }
+  if (r->depth == 1 && (rc = stamp(at, seq, &now)) != 0)
+    return rc;
   t->depth--;
   if (--r->depth == 0) {
-    uint64_t now;
-
-    load_seqs(seq);
-    now = pmon__now_ns();
     r->count++;
     if (r->outer++ == 0)
       r->first_end = now;
@@ -946,7 +977,36 @@ int pmon__region_end(const char *name)
   } else if (r->other) {
     r->count++; /* a folded pair inside another */
   }
+  if (pmon__tracing && at == NULL)
+    pmon__trace_region(t->index, 0, name, now, seq,
+                       pmon__region_lay.nmeters);
   return 0;
+}
+
+int pmon__region_end(const char *name)
+{
+  return end_at(name, NULL);
+}
+
+int pmon__region_replay(int begin, const char *name, uint64_t now,
+                        const uint64_t *seq)
+{
+  const struct at at = {now, seq};
+
+  return begin ? begin_at(name, &at) : end_at(name, &at);
+}
+
+void *pmon__region_thread_make(void)
+{
+  return this_thread();
+}
+
+void *pmon__region_thread_swap(void *t)
+{
+  struct pmon_thread *old = self;
+
+  self = t;
+  return old;
 }
 
 void pmon__regions_close_all(uint64_t now)
@@ -954,6 +1014,12 @@ void pmon__regions_close_all(uint64_t now)
   uint64_t seq[PMON_METER_MAX];
 
   load_seqs(seq);
+  pmon__trace_finalize(now, seq, pmon__region_lay.nmeters);
+  pmon__regions_close_at(now, seq);
+}
+
+void pmon__regions_close_at(uint64_t now, const uint64_t *seq)
+{
   for (struct pmon_thread *t = pmon__g.threads; t != NULL; t = t->next) {
     while (t->depth > 0) {
       struct region *r = t->stack[--t->depth].r;

@@ -36,9 +36,6 @@
 
 #define REPORT_FORMAT_VERSION 3
 
-static const char *const domain_names[] = {"node",  "cpu",   "memory",
-                                           "accel", "other", "module"};
-
 static json_t *number_or_null(double v, int valid)
 {
   return valid && isfinite(v) ? json_real(v) : json_null();
@@ -55,7 +52,7 @@ static json_t *meters_json(void)
 
     for (int c = 0; c < m->nch; c++) {
       json_t *ch = json_pack("{s:s, s:s, s:b}", "name", m->ch[c].name,
-                             "domain", domain_names[m->ch[c].domain],
+                             "domain", pmon__domain_name(m->ch[c].domain),
                              "total", (g->total_mask[i] >> c) & 1);
 
       if (m->ch[c].overlaps[0] != '\0')

@@ -119,6 +119,8 @@ static void usage(FILE *out) {
         "                          from its spool\n"
         "  watch [SPOOLDIR]        a running job, from its spool\n"
         "  metrics REPORT          a report as Prometheus metrics\n"
+        "  replay TRACE...         a node's report made again from the\n"
+        "                          trace its job recorded (PMON_RECORD)\n"
         "  advise REPORT           what would have cost less, with bars\n"
         "  model calibrate|predict|validate\n"
         "                          the I/O approaches' energy model\n"
@@ -299,6 +301,8 @@ int main(int argc, char **argv) {
     return report_rebuild(argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "metrics") == 0)
     return report_metrics(argc - 1, argv + 1);
+  if (argc > 1 && strcmp(argv[1], "replay") == 0)
+    return report_replay(argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "watch") == 0)
     return report_watch(argc - 1, argv + 1);
   if (argc > 1 && strcmp(argv[1], "advise") == 0)

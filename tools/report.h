@@ -424,6 +424,13 @@ void report_svg(FILE *out, const struct report *r, const char *id,
  * be written, 2 on a usage error. */
 int report_compare(int argc, char **argv);
 
+/* ---- report-replay.c --------------------------------------------------- */
+
+/* Runs "pmon-report replay": argv[0] is "replay", its options and the
+ * trace files of one node (docs/trace-format.md).  Returns the exit
+ * status. */
+int report_replay(int argc, char **argv);
+
 /* ---- report-rebuild.c -------------------------------------------------- */
 
 /* Runs "pmon-report rebuild": argv[0] is "rebuild", its options and the

@@ -120,7 +120,7 @@ needs() {
 # The sources a harness adds to its own file (the report tools').
 extra() {
   case $1 in
-  report)
+  report | replay)
     echo "$srcdir"/tools/report-*.c "$srcdir"/base/beside.c
     ;;
   spool) # fuzz_spool.c includes report-rebuild.c
@@ -159,6 +159,7 @@ parser() {
   eaton) echo drivers/eaton.c ;;
   report) echo tools/report-load.c ;;
   spool) echo tools/report-rebuild.c ;;
+  replay) echo tools/report-replay.c ;;
   esac
 }
 
