@@ -9,13 +9,19 @@
  * lie inside its error bar.  No wall clock is read: a case gives the same
  * figures on any machine, however loaded.
  *
- *   sim [-n CASES] [-s SEED] [-v]
+ *   sim [-n CASES] [-s SEED] [-v] [-r DIR]
  *
  * Case K is drawn from the seed SEED + K (SEED: PMON_TEST_SEED, else 1);
  * a case that misses prints its seed and what it drew, and
  * "PMON_TEST_SEED=S sim -n 1 -v" replays it alone, every figure printed.
  * At the end: the cases, the figures, the misses by kind of case, and the
  * median of |error| / bar, which says the bars are not vacuous.
+ *
+ * With -r DIR each case is recorded as a job with PMON_RECORD=DIR would
+ * be (lib/trace.c: DIR/pmtrace-sim-SEED-sim-0.jsonl), and its figures
+ * written beside (DIR/sim-SEED.figures: "NAME ENERGY_J BAR_J" a line,
+ * the node's first, with every digit): pmon-report replay of the trace
+ * must give them again (tests/sim.test).
  *
  * A bar is the smaller of a bound that always holds and a 95 % interval
  * of many independent terms (docs/report-format.md, "How the terms
@@ -55,6 +61,7 @@
 #include "pmon.h"
 #include "core.h"
 #include "rtab.h"
+#include "trace.h"
 
 #define T0 1000000000000ull /* ns: the simulated clock at the case's start */
 #define MISS_MAX 2.0   /* no miss beyond this many bars: four standard
@@ -212,6 +219,9 @@ static struct {
 
 /* The simulated clock, ns. */
 static uint64_t sim_now;
+
+/* -r: the directory each case is recorded in, or NULL. */
+static const char *record_dir;
 
 static uint64_t sim_clock(void)
 {
@@ -587,6 +597,15 @@ static void run(void)
   json_t *rec;
 
   setup();
+  if (record_dir != NULL) {
+    snprintf(g->jobid, sizeof g->jobid, "sim-%llu", (unsigned long long)cs.seed);
+    snprintf(g->node_name, sizeof g->node_name, "sim");
+    if (pmon__trace_config() != 0) {
+      fprintf(stderr, "sim: -r %s: %s\n", record_dir, pmon_errmsg());
+      exit(99);
+    }
+    pmon__trace_meters();
+  }
   ms = &g->ms[0];
   n = calls(call, at);
   sim_now = T0 + (uint64_t)(range(0, 0.05) * 1e9);
@@ -596,6 +615,8 @@ static void run(void)
   if (pmon__tl_get(&sh->tl[0], 0, &s) == 0)
     g->t_init_ns = s.t_ns;
   sh->t_init_ns = g->t_init_ns;
+  pmon__trace_span("init", g->t_init_ns);
+  pmon__trace_named();
   /* The run: the poller's readings and the region calls, in time order;
    * in a held-up spell the poller comes late. */
   for (;;) {
@@ -637,6 +658,8 @@ static void run(void)
     sim_now = end;
   g->t_fin_ns = sim_now;
   g->t_end_ns = sim_now;
+  pmon__regions_close_all(g->t_fin_ns); /* none is open: its trace line */
+  pmon__trace_span("node_end", g->t_end_ns);
   pmon__meters_sample_all(g->t_end_ns);
   pmon__regions_resolve();
   pmon__rtab_init(&tab, PMON_RT_NODE, 0);
@@ -708,6 +731,21 @@ static void run(void)
   json_decref(rec);
   pmon__rtab_free(&tab);
   pmon__regions_free();
+  if (record_dir != NULL) {
+    char path[4096];
+    FILE *f;
+
+    pmon__trace_close();
+    snprintf(path, sizeof path, "%s/sim-%llu.figures", record_dir,
+             (unsigned long long)cs.seed);
+    if ((f = fopen(path, "w")) == NULL) {
+      perror(path);
+      exit(99);
+    }
+    for (int i = nfig - 1; i >= 0; i--) /* the node first */
+      fprintf(f, "%s %.17g %.17g\n", fig[i].what, fig[i].e, fig[i].bar);
+    fclose(f);
+  }
 }
 
 /* ---- Judging ---------------------------------------------------------- */
@@ -745,13 +783,14 @@ int main(int argc, char **argv)
   int verbose = 0, opt;
   double *ratio;
 
-  while ((opt = getopt(argc, argv, "n:s:v")) != -1) {
+  while ((opt = getopt(argc, argv, "n:s:vr:")) != -1) {
     switch (opt) {
     case 'n': ncases = atol(optarg); break;
     case 's': seed = strtoull(optarg, NULL, 10); break;
     case 'v': verbose = 1; break;
+    case 'r': record_dir = optarg; break;
     default:
-      fprintf(stderr, "usage: sim [-n CASES] [-s SEED] [-v]\n");
+      fprintf(stderr, "usage: sim [-n CASES] [-s SEED] [-v] [-r DIR]\n");
       return 2;
     }
   }
@@ -760,6 +799,8 @@ int main(int argc, char **argv)
     return 99;
   pmon__clock_hook = sim_clock;
   pmon__sleep_hook = sim_sleep;
+  if (record_dir != NULL && setenv("PMON_RECORD", record_dir, 1) != 0)
+    return 99;
   for (long c = 0; c < ncases; c++) {
     int missed = 0;
 
