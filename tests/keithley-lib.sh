@@ -39,23 +39,27 @@ count() { awk -v k="$2" '$1 == k { print $2 }' "$TMP/$1.count"; }
 uri() { echo "keithley:$TMP/$1?shunt=$SHUNT&line=$LINE$2"; }
 
 # job NAME URI SECONDS [REGIONS]: run wave_regions on 2 ranks measured by
-# URI, and keep its exit status in $TMP/NAME.rc (may run in the
-# background); check_job NAME then checks it.
+# URI, recorded in $TMP/NAME.rec (PMON_RECORD), and keep its exit status
+# in $TMP/NAME.rc (may run in the background); check_job NAME then checks
+# it.
 job() {
   name=$1 meter=$2
   shift 2
+  mkdir -p "$TMP/$name.rec"
   PMON_METERS=$meter PMON_OUTPUT=$TMP/$name.json PMON_QUIET=1 \
+    PMON_RECORD=$TMP/$name.rec \
     "$MPIRUN" -n 2 tests/wave_regions "$@" > "$TMP/$name.out" 2> "$TMP/$name.err"
   echo $? > "$TMP/$name.rc"
 }
 
 # check_job NAME: it ran (77 passes through: no MPI launcher), and wrote
-# a report.
+# a report, which its trace's replay gives again (replay_check).
 check_job() {
   rc=$(cat "$TMP/$1.rc")
   [ "$rc" = 77 ] && exit 77
   equal "$1: exit status" "$rc" 0
   [ -s "$TMP/$1.json" ] || { fail "$1: no report"; cat "$TMP/$1.err"; finish; }
+  replay_check "$1" "$TMP/$1.json" "$TMP/$1.rec"
 }
 
 # truth NAME WAVE T0_NS T1_NS: the exact joules of WAVE over [T0, T1].

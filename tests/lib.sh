@@ -9,7 +9,7 @@ WAVE=$top_builddir/tests/wave
 PMON_PRELOAD_LIB=$(cd "$top_builddir" && pwd)/mpiio/.libs/libpmon-mpiio.so
 export PMON_PRELOAD_LIB
 unset PMON_METERS PMON_OUTPUT PMON_NODE PMON_DISABLE PMON_QUIET PMON_DEBUG \
-  PMON_TIMELINE PMON_TRACE
+  PMON_TIMELINE PMON_TRACE PMON_RECORD
 failures=0
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/pmon-test.XXXXXX") || exit 99
@@ -344,4 +344,49 @@ freq_values() {
 finish() {
   if [ "$failures" -gt 0 ]; then echo "$failures check(s) failed"; exit 1; fi
   exit 0
+}
+
+# same WHAT A B: A and B both null (or both empty), or within 1e-9 of
+# each other.
+same() {
+  if awk -v a="$2" -v b="$3" 'BEGIN {
+       if (a == b) exit 0
+       if (a == "" || b == "" || a == "null" || b == "null") exit 1
+       d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a
+       exit !(d <= 1e-9 * m) }'; then
+    pass "$1: $2"
+  else
+    fail "$1: replayed $3, live $2"
+  fi
+}
+
+# replay_check WHAT REPORT DIR: the trace that the job of REPORT recorded
+# in DIR (PMON_RECORD=DIR) replayed by pmon-report replay: its node's
+# figures and, for a job of one node, every region's, with their bars,
+# the report's to 1e-9 (docs/trace-format.md).  The replay is
+# DIR.replay.json.
+replay_check() {
+  rc_l=$2 rc_p=$3.replay.json
+  rc_node=$($JGET "$rc_l" nodes/0/name)
+  "$top_builddir/tools/pmon-report" replay -o "$rc_p" \
+    "$3"/pmtrace-*-"$rc_node"-*.jsonl > "$3.rout" 2>&1
+  equal "$1: replay: exit status" $? 0
+  sed 's/^/  | /' "$3.rout"
+  for rc_k in energy_j energy_err_j wall_s power_w monotonic_ns/0 \
+              monotonic_ns/1 coverage/0/covered_s; do
+    same "$1: replay: node $rc_k" "$($JGET "$rc_l" nodes/0/$rc_k)" \
+      "$($JGET "$rc_p" nodes/0/$rc_k)"
+  done
+  [ "$($JGET "$rc_l" job/nodes)" = 1 ] || return 0
+  rc_n=$($JGET "$rc_l" regions/#)
+  equal "$1: replay: regions" "$($JGET "$rc_p" regions/#)" "$rc_n"
+  rc_i=0
+  while [ "$rc_i" -lt "${rc_n:-0}" ]; do
+    rc_r=$($JGET "$rc_l" regions/$rc_i/name)
+    for rc_f in count time_s energy_j energy_err_j coverage; do
+      same "$1: replay: $rc_r: $rc_f" "$($JGET "$rc_l" regions/$rc_i/$rc_f)" \
+        "$($JGET "$rc_p" regions/name=$rc_r/$rc_f)"
+    done
+    rc_i=$((rc_i + 1))
+  done
 }
