@@ -19,9 +19,9 @@
  *
  * With -r DIR each case is recorded as a job with PMON_RECORD=DIR would
  * be (lib/trace.c: DIR/pmtrace-sim-SEED-sim-0.jsonl), and its figures
- * written beside (DIR/sim-SEED.figures: "NAME ENERGY_J BAR_J" a line,
- * the node's first, with every digit): pmon-report replay of the trace
- * must give them again (tests/sim.test).
+ * written beside (DIR/sim-SEED.figures: "NAME ENERGY_J BAR_J TRUTH_J" a
+ * line, the node's first, with every digit): pmon-report replay of the
+ * trace must give them again (tests/sim.test, tests/traces.test).
  *
  * A bar is the smaller of a bound that always holds and a 95 % interval
  * of many independent terms (docs/report-format.md, "How the terms
@@ -743,7 +743,8 @@ static void run(void)
       exit(99);
     }
     for (int i = nfig - 1; i >= 0; i--) /* the node first */
-      fprintf(f, "%s %.17g %.17g\n", fig[i].what, fig[i].e, fig[i].bar);
+      fprintf(f, "%s %.17g %.17g %.17g\n", fig[i].what, fig[i].e, fig[i].bar,
+              fig[i].truth);
     fclose(f);
   }
 }
