@@ -24,6 +24,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -31,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -553,15 +555,24 @@ static int open_src(struct src *s, const char *path, int meters, json_t **hdr)
   json_error_t je;
   struct stat st;
   ssize_t n;
+  int fd;
 
   memset(s, 0, sizeof *s);
   s->path = path;
   s->meters = meters;
-  if ((s->f = fopen(path, "r")) == NULL)
+  /* Opened without waiting: a FIFO planted where traces are (a shared
+   * directory, a glob) is refused, not waited on. */
+  if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
     return report_say(1, CMD, "%s: cannot open: %s", path, strerror(errno));
-  if (fstat(fileno(s->f), &st) != 0 || !S_ISREG(st.st_mode))
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
     return report_say(1, CMD, "%s: not a regular file: the leader's trace "
                       "is read twice (its meters, its regions)", path);
+  }
+  if ((s->f = fdopen(fd, "r")) == NULL) {
+    close(fd);
+    return report_say(1, CMD, "%s: cannot open: %s", path, strerror(errno));
+  }
   s->line = 1;
   if ((n = getline(&buf, &bufsize, s->f)) < 0)
     return bad(s, "empty: a header ({\"pmtrace\": 1, ...}) expected");
