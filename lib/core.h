@@ -24,13 +24,13 @@
 
 #include "clock.h"
 #include "driver.h"
+#include "fold.h"
 #include "log.h"
 #include "signals.h"
 
 #define PMON_METER_MAX 8   /* meters per node */
 #define PMON_RING 4096     /* samples kept per meter in the timeline */
 #define PMON_EVENT_MAX 256 /* events kept per node; later ones are counted */
-#define PMON_MAX_WATTS 1e6 /* a channel's power above this is a glitch */
 #define PMON_HIST 65536    /* points of the node total's history */
 #define PMON_TIMELINE_DEFAULT 512 /* slices of a node's timeline */
 #define PMON_TIMELINE_MAX 100000
@@ -145,92 +145,6 @@ struct pmon_pub {
 /* The bytes after each rank's slot that hold its communication rows, a
  * multiple of 64 (lib/comm.c). */
 size_t pmon__pub_comm_bytes(void);
-
-/* The leader's private state for one meter.  Its poller writes it
- * without the lock; the fields marked _Atomic are also read by the spool
- * thread's snapshot (lib/report.c) while the poller runs: each is whole,
- * though together they may be a reading apart. */
-struct pmon_mstate {
-  struct pmon_meter m;
-  uint64_t prev_raw[PMON_CH_MAX];
-  double prev_w[PMON_CH_MAX];
-  _Atomic uint64_t prev_ns; /* time of the previous good reading */
-  int primed;               /* a first good reading exists */
-  double e[PMON_CH_MAX];    /* cumulative joules since init */
-  double err[3];            /* and the error made between readings, and
-                               the stamp's (struct pmon_tl_sample) */
-  uint64_t due_ns;          /* next reading */
-  uint64_t origin_ns;       /* the stamp of its first sample, where its
-                               energy starts (after init's, when init's
-                               reading failed) */
-  _Atomic int failing;      /* in a run of failed reads */
-  int reset_seen;           /* a reset event whose counters have not
-                               gone back yet */
-  _Atomic unsigned long nread, nfail;
-  _Atomic unsigned long rejected; /* failed reads that were answers the driver
-                               refused (PMON_EFORMAT): garbage, overflow,
-                               negative or implausible values */
-  int estimated;
-
-  /* Coverage: what the published samples span, and how much of it was
-   * measured.  A sampled meter whose readings are more than TTL apart
-   * leaves the time between them out: nothing is invented to fill it. */
-  uint64_t ttl_ns;          /* the longest interval integrated */
-  _Atomic uint64_t covered_ns; /* measured time since the first sample */
-  _Atomic unsigned long gaps; /* intervals left out */
-  _Atomic uint64_t lost_ns; /* start of the current run of failed reads,
-                               0 when reading */
-  uint64_t wrap_ns;         /* counter meters: the shortest time in which
-                               a channel can wrap (range x scale over
-                               max_watts), 0 when none wraps.  Readings
-                               further apart than this may hide a wrap:
-                               their interval is dropped, not guessed */
-  _Atomic unsigned long ambiguous; /* intervals dropped for that */
-  _Atomic uint64_t fresh_ns; /* the last reading that brought a new value:
-                               not marked stale and, for a counter meter,
-                               some raw value moved */
-  _Atomic int frozen;       /* m.stale_s > 0 and no new value for longer
-                               than that: nothing is published (but a
-                               forced reading, with energy and covered
-                               time unchanged) until one comes; the span
-                               from fresh_ns to it is not counted */
-  _Atomic unsigned long stale; /* frozen spans */
-  uint64_t seen_ns;         /* the previous good reading, new or not */
-  int seen_old;             /* and it brought nothing new */
-  int olds;                 /* readings in a row that brought nothing new */
-  int paced;                /* init saw the counter keep its value between
-                               readings: it publishes at its own pace */
-  uint64_t news_ns;         /* the reading that first saw the value */
-  int pace_off;             /* a value was seen kept for longer than the
-                               pace its driver states (m.pace_s): the
-                               pace is not believed */
-  uint64_t pub_ns;          /* a windowed meter (m.window_s): the stamp
-                               of its last sample, where its last window
-                               ended, or init's */
-  double pub_err;           /* and how far that stamp may be off, s */
-  int anchoring;            /* in pmon__meters_sample_all(): 1 at
-                               finalize, 2 at init */
-  uint64_t anchor_ns;       /* ... the instant it waits for a value after */
-  int held;                 /* finalize saw a paced counter's new value
-                               it could not stamp after anchor_ns: not
-                               folded yet, held_raw holds it, first read
-                               at held_ns, the reading before at
-                               held_lo_ns */
-  uint64_t held_raw[PMON_CH_MAX];
-  uint64_t held_ns, held_lo_ns;
-  uint64_t quick_ns;        /* about the quickest read() since the first
-                               (0: none yet), for sample_one()'s retries */
-  uint64_t read_ns;         /* the time the read folded last took: its
-                               value held at an instant inside it */
-  int unstale;              /* a try after the one folded was dropped:
-                               the driver's stale flag on the next one
-                               compares with that try, not the core's */
-  _Atomic unsigned long retried; /* reads taken again for being slow */
-
-  /* The poller thread that reads this meter (leader only). */
-  pthread_t poller;
-  int poller_started;
-};
 
 struct pmon_event {
   uint64_t t_ns;
@@ -358,6 +272,8 @@ struct pmon_state {
 
   /* Leader only. */
   int nmeters;
+  pthread_t poller[PMON_METER_MAX]; /* the thread that reads each meter */
+  int poller_started[PMON_METER_MAX];
   struct pmon_mstate *ms;
   int total_meter;    /* the first meter in the node total, -1 for none:
                          its samples clock the total's history */

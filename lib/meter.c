@@ -1,20 +1,18 @@
 /*
  * meter.c - the node's meters: choosing them, reading them on the sampler
- * thread, turning readings into cumulative joules, and node events.
+ * thread, and handing each reading to the fold (calc/fold.c), which turns
+ * it into cumulative joules; this file publishes what the fold gives on
+ * the meter's timeline and adds its events to the node's.
  *
  * Only the node leader opens meters, and reads each on a thread of its
  * own (a poller), so that a slow or dead device delays nothing else.
- * Every reading becomes one sample of the meter's timeline: counter meters add the wrap-corrected delta of each
- * channel times its scale; sampled meters add the trapezoid of the last two
- * power readings.  A counter that restarts (a reset event, or a value below
- * the previous one on a counter that does not wrap) adds nothing for that
- * interval: energy is lost, never invented, and the node's events say so.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,19 +498,6 @@ static void hist_add(uint64_t t)
   }
 }
 
-/* Whether reading R of counter meter MS brings nothing new: no event,
- * and every raw value as at the last sample published. */
-static int counts_same(const struct pmon_mstate *ms,
-                       const struct pmon_reading *r)
-{
-  if (!(ms->m.flags & PMON_DRV_COUNTER) || r->events != 0)
-    return 0;
-  for (int c = 0; c < ms->m.nch; c++)
-    if (r->raw[c] != ms->prev_raw[c])
-      return 0;
-  return 1;
-}
-
 /* Publish meter I's energy and measured time as its next sample, at T. */
 static void publish(int i, uint64_t t)
 {
@@ -533,460 +518,67 @@ static void publish(int i, uint64_t t)
     hist_add(t);
 }
 
-/* Meter I, frozen, has a new value again in R at T: say how long it was
- * frozen and, for a counter, how far it moved meanwhile, which is not
- * counted; the next interval starts from R. */
-static void thaw(int i, const struct pmon_reading *r, uint64_t t)
+/* The fold's operations on meter I (CTX): its publication, its events,
+ * the debug log. */
+static void fold_publish(void *ctx, uint64_t t)
 {
-  struct pmon_mstate *ms = &pmon__g.ms[i];
-  const struct pmon_meter *m = &ms->m;
-  double frozen_s = (double)(t - ms->fresh_ns) * 1e-9;
-  char moved[96] = "";
-
-  if (m->flags & PMON_DRV_COUNTER) {
-    double j = 0;
-    int back = 0, any = 0;
-
-    for (int c = 0; c < m->nch; c++)
-      any |= (m->ch[c].flags & PMON_CH_TOTAL) != 0;
-    for (int c = 0; c < m->nch; c++) {
-      uint64_t prev = ms->prev_raw[c], now = r->raw[c];
-
-      if (any && !(m->ch[c].flags & PMON_CH_TOTAL))
-        continue;
-      if (now >= prev)
-        j += (double)(now - prev) * m->ch[c].scale;
-      else if (m->ch[c].range != 0 && prev < m->ch[c].range)
-        j += (double)(m->ch[c].range - prev + now) * m->ch[c].scale;
-      else
-        back = 1;
-    }
-    if (back)
-      snprintf(moved, sizeof moved, "; its counters went back (restarted)");
-    else if (ms->wrap_ns != 0 && t - ms->fresh_ns >= ms->wrap_ns)
-      snprintf(moved, sizeof moved,
-               "; its counters moved by an unknown amount (they may have "
-               "wrapped)");
-    else
-      snprintf(moved, sizeof moved, "; its counters moved by %.6g J", j);
-    ms->reset_seen = 0;
-  }
-  pmon__event(t, i, "recovered",
-              "a new value after %.3f s frozen (from %.3f s after init)%s: "
-              "that time is not counted",
-              frozen_s,
-              ((double)ms->fresh_ns - (double)pmon__g.t_init_ns) * 1e-9,
-              moved);
-  ms->frozen = 0;
+  publish((int)(intptr_t)ctx, t);
 }
 
-/*
- * A windowed meter's reading R at T (m.window_s > 0; one channel), after
- * its first: the value is the mean power over the window that ended at
- * its publication.  A new value was published between the reading before,
- * which saw the old one, and this one: its sample is stamped half-way,
- * off by half that time at most, and the time since the last sample is
- * that window, at the new power; the time before it, when longer than a
- * window, was windows of the old power (a device that repeats a value
- * publishes it unseen).  A value unchanged for a window and a half was
- * published again, a window after the last.  At finalize the time since
- * the last window ended, which no value covers yet, is counted at the
- * last window's power, off by all of it: the stamp's error (err[2]) is
- * that time, and the bars take it so.  Readings further apart than a
- * window may have missed a value: the time before the last window is
- * then left out (a gap).  Returns as pmon__meter_fold().
- */
-static int fold_window(int i, const struct pmon_reading *r, uint64_t t,
-                       int force)
+PMON_PRINTF(4, 5)
+static void fold_event(void *ctx, uint64_t t, const char *type,
+                       const char *fmt, ...)
 {
-  struct pmon_mstate *ms = &pmon__g.ms[i];
-  const struct pmon_meter *m = &ms->m;
-  uint64_t win = (uint64_t)(m->window_s * 1e9), p, d;
-  double w = r->watts[0], old = ms->prev_w[0];
-  int changed = w != old || (r->events & PMON_EV_RESET);
-  int final = ms->anchoring == 1 || (force && ms->anchoring != 2);
+  char detail[sizeof ((struct pmon_event *)0)->detail];
+  va_list ap;
 
-  ms->err[2] = 0;
-  if (!changed && ms->anchoring == 2)
-    return 1; /* init: its origin is published (the first reading) */
-  if (!changed && t - ms->pub_ns >= win + win / 2 && !final) {
-    /* the same value again, a window after the last */
-    ms->pub_ns += win;
-    ms->e[0] += old * m->window_s;
-    ms->covered_ns += win;
-    ms->err[2] = ms->pub_err;
-    ms->prev_ns = t;
-    ms->seen_ns = t;
-    publish(i, ms->pub_ns);
-    return 1;
-  }
-  if (!changed && !final) {
-    ms->prev_ns = t;
-    ms->seen_ns = t;
-    return 0;
-  }
-  if (changed) {
-    p = ms->seen_ns + (t - ms->seen_ns) / 2;
-    if (p <= ms->pub_ns)
-      p = ms->pub_ns + 1;
-    d = p - ms->pub_ns;
-    ms->pub_err = (double)(t - ms->seen_ns) * 0.5e-9;
-    if (r->events & PMON_EV_RESET) {
-      /* the device was lost and found again: nothing before counts */
-    } else if (t - ms->seen_ns > win) {
-      /* a window may have gone by unseen: only the last is known */
-      uint64_t known = d < win ? d : win;
-
-      ms->gaps++;
-      pmon__event(t, i, "gap",
-                  "no reading for %.3f s (more than its window of %.3f "
-                  "s): %.3f s not counted",
-                  (double)(t - ms->seen_ns) * 1e-9, m->window_s,
-                  (double)(d - known) * 1e-9);
-      ms->e[0] += w * (double)known * 1e-9;
-      ms->covered_ns += known;
-    } else if (d < win + win / 2) {
-      ms->e[0] += w * (double)d * 1e-9;
-      ms->covered_ns += d;
-    } else {
-      ms->e[0] += old * (double)(d - win) * 1e-9 + w * m->window_s;
-      ms->covered_ns += d;
-    }
-    ms->prev_w[0] = old = w;
-    ms->pub_ns = p;
-    ms->fresh_ns = t;
-    ms->err[2] = ms->pub_err;
-  }
-  if (final && t > ms->pub_ns) {
-    /* finalize: the time no window covers yet, at the last power */
-    d = t - ms->pub_ns;
-    ms->e[0] += old * (double)d * 1e-9;
-    ms->covered_ns += d;
-    ms->pub_err = (double)d * 1e-9;
-    ms->err[2] = ms->pub_err;
-    ms->pub_ns = t;
-  }
-  ms->prev_ns = t;
-  ms->seen_ns = t;
-  publish(i, ms->pub_ns);
-  return 1;
+  va_start(ap, fmt);
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  pmon__event(t, (int)(intptr_t)ctx, type, "%s", detail);
 }
 
-/* Whether reading R of counter meter MS has a raw value below the one
- * finalize holds (MS->held): the counters restarted since. */
-static int went_back(const struct pmon_mstate *ms,
-                     const struct pmon_reading *r)
+PMON_PRINTF(2, 3)
+static void fold_debug(void *ctx, const char *fmt, ...)
 {
-  for (int c = 0; c < ms->m.nch; c++)
-    if (r->raw[c] < ms->held_raw[c])
-      return 1;
-  return 0;
+  char line[256];
+  va_list ap;
+
+  (void)ctx;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  pmon__debug("%s", line);
 }
 
-/* Fold the value finalize holds for meter I (pmon__meter_fold()) where
- * it was first read, its stamp off by up to the time since the reading
- * before; the readings since saw it again. */
+static void fold_ops(int i, struct pmon_fold_ops *o)
+{
+  o->ctx = (void *)(intptr_t)i;
+  o->publish = fold_publish;
+  o->event = fold_event;
+  o->debug = fold_debug;
+  o->total_mask = pmon__g.total_mask[i];
+  o->t_init_ns = pmon__g.t_init_ns;
+}
+
+/* Fold the value finalize holds for meter I (calc/fold.h). */
 static void release_held(int i)
 {
-  struct pmon_mstate *ms = &pmon__g.ms[i];
-  struct pmon_reading h;
-  uint64_t seen = ms->seen_ns;
+  struct pmon_fold_ops o;
 
-  memset(&h, 0, sizeof h);
-  memcpy(h.raw, ms->held_raw, sizeof h.raw);
-  ms->held = 0;
-  ms->seen_ns = ms->held_lo_ns;
-  ms->seen_old = 0;
-  ms->nread--; /* counted when it was read */
-  (void)pmon__meter_fold(i, 0, &h, ms->held_ns, 1);
-  if (seen > ms->seen_ns)
-    ms->seen_ns = seen;
-  ms->seen_old = 1;
+  fold_ops(i, &o);
+  pmon__fold_release(&pmon__g.ms[i], &o);
 }
 
 int pmon__meter_fold(int i, int rc, struct pmon_reading *r, uint64_t t,
                      int force)
 {
-  struct pmon_state *g = &pmon__g;
-  struct pmon_mstate *ms = &g->ms[i];
-  struct pmon_meter *m = &ms->m;
-  uint64_t pace = (uint64_t)(m->pace_s * 1e9);
-  int news;
+  struct pmon_fold_ops o;
 
-  /* Finalize's wait for a value after the one it holds ends here: the
-   * meter failed, the wait is over (FORCE), or the counters restarted or
-   * went back.  The value held is folded first, so that nothing it
-   * counted is lost. */
-  if (ms->held &&
-      (rc != 0 || force || r->events != 0 || went_back(ms, r)))
-    release_held(i);
-  if (rc != 0) {
-    ms->nfail++;
-    if (rc == PMON_EFORMAT)
-      ms->rejected++;
-    if (!ms->failing) {
-      pmon__event(t, i, "read_error", "%s", pmon_errmsg() + strlen("pmon: "));
-      ms->lost_ns = t;
-    }
-    ms->failing = 1;
-    return 0;
-  }
-  if (ms->failing)
-    pmon__event(t, i, "recovered", "reading again after %lu failed reads",
-                ms->nfail);
-  ms->failing = 0;
-  ms->lost_ns = 0;
-  ms->nread++;
-  if (r->events & PMON_EV_RESET)
-    pmon__event(t, i, "reset", "%s", r->detail);
-  if (r->events & PMON_EV_POWER_CAP)
-    pmon__event(t, i, "power_cap", "%s", r->detail);
-  if (!ms->primed) { /* the first reading is only a starting point */
-    memcpy(ms->prev_raw, r->raw, sizeof r->raw);
-    memcpy(ms->prev_w, r->watts, sizeof r->watts);
-    ms->prev_ns = t;
-    ms->fresh_ns = t;
-    ms->seen_ns = t;
-    ms->seen_old = 0;
-    ms->primed = 1;
-    if (m->window_s > 0) { /* and the origin of a windowed meter's */
-      ms->pub_ns = t;
-      ms->pub_err = 0;
-      ms->err[2] = 0;
-      publish(i, t);
-      return 1;
-    }
-    return 0;
-  }
-  if (m->window_s > 0)
-    return fold_window(i, r, t, force);
-  /* A counter that did not move brings nothing new, as a reading the
-   * driver marks stale; a device that brings nothing new for longer than
-   * its stale_s is frozen. */
-  news = !r->stale && !counts_same(ms, r);
-  /* A counter published at its own pace (pm_counters ten times a second,
-   * read five times as often) moved somewhere between the previous
-   * reading, which saw the old value, and this one: stamped half-way, it
-   * is as often early as late.  Stamped when first seen, it would always
-   * be late, by more when the reading thread waited for a processor (on
-   * a node whose ranks keep every core busy): the energy of a span that
-   * starts in a busy time and ends in a quiet one would come out high.
-   * A device that states its pace (m.pace_s) publishes a value at most
-   * that long before it is read: after a reading that brought news too
-   * (the reading thread held up, or reading no faster than it
-   * publishes), the value came after the one that reading saw, and not
-   * before a pace ago; it is stamped half-way in that span.
-   * So is init's reading (pmon__meters_sample_all()), which starts the
-   * node's span there: the node's energy is counted from that instant.
-   * So is finalize's with a counter init saw paced, as long as the
-   * reading before it, which saw the old value, came after the run's end
-   * (anchor_ns): the value came after the end, stamped within finalize's
-   * short intervals, and the report cuts the span at the end between it
-   * and the sample before.  A new value (with no event) finalize reads
-   * first may have come before the end or after, anywhere since the
-   * poller's last reading: stamped where it was read, the span would end
-   * later than its energy does (a tenth of a second at pm_counters'
-   * pace, every time a value came between the poller's last reading and
-   * the end); half-way, it would be as far off either way.  So it is
-   * held, not folded, and finalize waits for the next value, whose count
-   * holds its energy (release_held() folds it if the wait ends first).
-   * Any other counter's is stamped where it was read: it moves at every
-   * reading. */
-  if (ms->held && r->events == 0 &&
-      memcmp(r->raw, ms->held_raw, sizeof r->raw) == 0) {
-    ms->seen_ns = t; /* the value held, again */
-    return 0;
-  }
-  if (news && ms->anchoring == 1 && ms->paced && !force && !ms->frozen &&
-      (m->flags & PMON_DRV_COUNTER) && r->events == 0 &&
-      !(ms->seen_old && ms->seen_ns >= ms->anchor_ns)) {
-    memcpy(ms->held_raw, r->raw, sizeof r->raw);
-    ms->held = 1;
-    ms->held_ns = t;
-    ms->held_lo_ns = ms->seen_ns;
-    ms->seen_ns = t;
-    ms->seen_old = 1;
-    return 0;
-  }
-  if (news)
-    ms->held = 0; /* a later value, whose count holds the one held */
-  /* A stated pace is believed until a value is seen kept for longer
-   * (and half a pace, for a publisher's jitter): then a value read may
-   * be older than it says. */
-  if (pace > 0 && !news && !ms->pace_off && ms->news_ns > 0 &&
-      t > ms->news_ns + pace + pace / 2) {
-    ms->pace_off = 1;
-    pmon__debug("%s: a value kept for %.3f s, longer than the driver's "
-                "pace of %.3g s: the pace is not believed",
-                m->drv->name, (double)(t - ms->news_ns) * 1e-9, m->pace_s);
-  }
-  if (ms->pace_off)
-    pace = 0;
-  /* The value held at an instant between the previous reading and this
-   * one: how far its stamp may be from it goes into err[2]. */
-  ms->err[2] = 0;
-  if (news && !ms->frozen && !force && (m->flags & PMON_DRV_COUNTER) &&
-      (ms->anchoring != 1 || ms->paced) && t > ms->seen_ns &&
-      (ms->seen_old ? ms->seen_ns > ms->prev_ns : ms->paced && pace > 0)) {
-    uint64_t seen = t, lo = ms->seen_ns;
-
-    /* Init saw it keep a value over two readings or more, 5 ms apart:
-     * published at its own pace (a counter that moves all the time, of
-     * which two readings a microsecond apart may agree, is not). */
-    ms->paced |= ms->anchoring == 2 && ms->olds >= 2;
-    if (pace > 0 && t - lo > pace)
-      lo = t - pace;
-    t = lo + (t - lo) / 2;
-    ms->err[2] = (double)(t - lo) * 1e-9;
-    ms->seen_ns = seen;
-    ms->news_ns = seen;
-  } else {
-    /* A value read now was there since the previous reading at most,
-     * and since a pace at most (RAPL's registers: 2 ms, pmon-driver-
-     * rapl(7); the poller reads them every 0.1 s). */
-    if (news && (m->flags & PMON_DRV_COUNTER) && t > ms->seen_ns)
-      ms->err[2] = (double)(pace > 0 && t - ms->seen_ns > pace
-                              ? pace
-                              : t - ms->seen_ns) *
-                   1e-9;
-    /* And the value held at an instant inside the read, stamped at its
-     * middle: a slow read (a BMC, or this host, held up) is off by up to
-     * half of it, whatever the pace. */
-    if (news && (m->flags & PMON_DRV_COUNTER) &&
-        (double)ms->read_ns * 0.5e-9 > ms->err[2])
-      ms->err[2] = (double)ms->read_ns * 0.5e-9;
-    ms->seen_ns = t;
-    if (news)
-      ms->news_ns = t;
-  }
-  ms->seen_old = !news;
-  ms->olds = news ? 0 : ms->olds + 1;
-  if (!news) {
-    if (m->stale_s > 0 && !ms->frozen &&
-        t - ms->fresh_ns > (uint64_t)(m->stale_s * 1e9)) {
-      ms->frozen = 1;
-      ms->stale++;
-      pmon__event(t, i, "stale",
-                  "no new value for %.3f s, more than the limit of %.3g s: "
-                  "the time from the last new value is not counted until "
-                  "it moves again",
-                  (double)(t - ms->fresh_ns) * 1e-9, m->stale_s);
-    }
-    if (!force)
-      return 0;
-    if (ms->frozen) { /* at finalize: nothing more was measured */
-      ms->prev_ns = t;
-      publish(i, t);
-      return 1;
-    }
-    /* Finalize's reading taken after its wait without a new value: the
-     * counter holds what it did at the value stamped prev_ns (or a
-     * little before), and the energy since is not in it.  Stamped now,
-     * as the report's cut at the run's end needs, the stamp may be off
-     * by all that time: the bar says so. */
-    if (ms->anchoring == 1 && (m->flags & PMON_DRV_COUNTER) &&
-        t > ms->prev_ns)
-      ms->err[2] = (double)(t - ms->prev_ns) * 1e-9;
-    /* Init's reading taken after its wait without a new value (a meter
-     * slower than the wait, or its publisher held up on a busy machine):
-     * the value was there at the first reading already, which stamps the
-     * origin, as sure as the wait was long.  Stamped now, the node's
-     * energy would miss what went by during the wait. */
-    if (ms->anchoring == 2 && (m->flags & PMON_DRV_COUNTER) &&
-        t > ms->prev_ns) {
-      ms->err[2] = (double)(t - ms->prev_ns) * 1e-9;
-      t = ms->prev_ns;
-    }
-  } else if (ms->frozen) {
-    /* Like a wrap that cannot be told: the whole span since the last new
-     * value is left out, and counting starts again from this reading. */
-    thaw(i, r, t);
-    memcpy(ms->prev_raw, r->raw, sizeof r->raw);
-    memcpy(ms->prev_w, r->watts, sizeof r->watts);
-    ms->prev_ns = t;
-    ms->fresh_ns = t;
-    publish(i, t);
-    return 1;
-  } else {
-    ms->fresh_ns = t;
-  }
-  if ((m->flags & PMON_DRV_COUNTER) && ms->wrap_ns != 0 &&
-      t - ms->prev_ns >= ms->wrap_ns) {
-    /* So long since the last reading that a counter may have wrapped
-     * more than once: how much energy went by is unknown. */
-    ms->ambiguous++;
-    pmon__event(t, i, "wrap_unknown",
-                "no reading for %.3f s, as long as a counter takes to "
-                "wrap (%.3f s): that time is not counted",
-                (double)(t - ms->prev_ns) * 1e-9,
-                (double)ms->wrap_ns * 1e-9);
-    memcpy(ms->prev_raw, r->raw, sizeof r->raw);
-  } else if (m->flags & PMON_DRV_COUNTER) {
-    double dt = (double)(t - ms->prev_ns) * 1e-9 + 1.0;
-    int back = 0;
-
-    for (int c = 0; c < m->nch; c++) {
-      uint64_t prev = ms->prev_raw[c], now = r->raw[c], d;
-
-      /* A counter that does not wrap restarted where it went back; the
-       * reset event itself may come a reading earlier or later, so it
-       * only decides for counters that wrap, where going back is a wrap. */
-      if (m->ch[c].range != 0 && (r->events & PMON_EV_RESET))
-        d = 0;
-      else if (now >= prev)
-        d = now - prev;
-      else if (m->ch[c].range != 0 && prev < m->ch[c].range)
-        d = m->ch[c].range - prev + now;
-      else
-        d = 0, back = 1;
-      if ((double)d * m->ch[c].scale > PMON_MAX_WATTS * dt) {
-        pmon__event(t, i, "implausible",
-                    "channel %s jumped by %.6g J in %.3f s: not counted",
-                    m->ch[c].name, (double)d * m->ch[c].scale, dt);
-        d = 0;
-      }
-      ms->e[c] += (double)d * m->ch[c].scale;
-    }
-    if (back && !ms->reset_seen && !(r->events & PMON_EV_RESET))
-      pmon__event(t, i, "reset",
-                  "counters went back: they restarted, the interval of "
-                  "%.3f s before this reading is not counted",
-                  (double)(t - ms->prev_ns) * 1e-9);
-    ms->reset_seen = (r->events & PMON_EV_RESET) && !back;
-    memcpy(ms->prev_raw, r->raw, sizeof r->raw);
-    if (!back && !(r->events & PMON_EV_RESET))
-      ms->covered_ns += t - ms->prev_ns;
-  } else if (r->events & PMON_EV_RESET) {
-    /* The device was lost and found again (the reset event says so): the
-     * interval before this reading was not measured. */
-    memcpy(ms->prev_w, r->watts, sizeof r->watts);
-  } else if (t - ms->prev_ns > ms->ttl_ns) {
-    /* Too long without a reading to say what happened meanwhile. */
-    ms->gaps++;
-    pmon__event(t, i, "gap",
-                "no reading for %.3f s (more than %.3f s): that time is "
-                "not counted",
-                (double)(t - ms->prev_ns) * 1e-9, (double)ms->ttl_ns * 1e-9);
-    memcpy(ms->prev_w, r->watts, sizeof r->watts);
-  } else {
-    double dt = (double)(t - ms->prev_ns) * 1e-9, jump = 0;
-
-    for (int c = 0; c < m->nch; c++) {
-      ms->e[c] += 0.5 * (ms->prev_w[c] + r->watts[c]) * dt;
-      if (pmon__g.total_mask[i] & (1u << c))
-        jump += fabs(r->watts[c] - ms->prev_w[c]);
-    }
-    /* The trapezoid is off by at most half the change times the interval
-     * when the power moved once, anywhere, between the two readings
-     * (docs/report-format.md, "Error bars"). */
-    ms->err[0] += 0.5 * jump * dt;
-    ms->err[1] += 0.25 * jump * jump * dt * dt;
-    memcpy(ms->prev_w, r->watts, sizeof r->watts);
-    ms->covered_ns += t - ms->prev_ns;
-  }
-  ms->prev_ns = t;
-  publish(i, t);
-  return 1;
+  fold_ops(i, &o);
+  return pmon__fold(&pmon__g.ms[i], &o, rc,
+                    rc != 0 ? pmon_errmsg() + strlen("pmon: ") : NULL, r, t,
+                    force);
 }
 
 /* What sample_one() learned from the tries of one reading so far. */
@@ -1338,14 +930,14 @@ int pmon__sampler_start(void)
   /* The pollers take no signal. */
   for (int i = 0; i < g->nmeters; i++) {
     struct pmon_mstate *ms = &g->ms[i];
-    int rc = pmon__thread_start(&ms->poller, poller_main, ms);
+    int rc = pmon__thread_start(&g->poller[i], poller_main, ms);
 
     if (rc != 0) /* not fatal: the meter is still read at finalize */
       pmon__event(pmon__now_ns(), i, "sampler_error",
                   "cannot start the meter's thread (%s): read at init "
                   "and finalize only",
                   strerror(rc));
-    ms->poller_started = rc == 0;
+    g->poller_started[i] = rc == 0;
   }
   return 0;
 }
@@ -1359,9 +951,9 @@ void pmon__sampler_stop(void)
   pthread_cond_broadcast(&g->cond);
   pthread_mutex_unlock(&g->lock);
   for (int i = 0; i < g->nmeters; i++)
-    if (g->ms[i].poller_started) {
-      pthread_join(g->ms[i].poller, NULL);
-      g->ms[i].poller_started = 0;
+    if (g->poller_started[i]) {
+      pthread_join(g->poller[i], NULL);
+      g->poller_started[i] = 0;
     }
 }
 

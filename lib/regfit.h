@@ -16,36 +16,7 @@
 
 #include <stdint.h>
 
-#define PMON_FIT_SLOTS 32 /* names of a thread with a column of their own */
-#define PMON_FIT_N (PMON_FIT_SLOTS + 1)
-#define PMON_FIT_SEGS 16  /* the latest changes kept */
-
-struct pmon_fit {
-  int m;               /* the node total's meter; -1: no fit */
-  int nslots;          /* columns given to names */
-  /* The sums over closed intervals (seconds, joules): X'X packed by
-   * rows of its upper triangle, X'E, E'E, the rows, each column's time. */
-  double g[PMON_FIT_N * (PMON_FIT_N + 1) / 2];
-  double b[PMON_FIT_N];
-  double ee, n, esum;
-  double qsum;         /* over the rows: the stamps' lean (regfit.c) */
-  double xs[PMON_FIT_N];
-  uint8_t phase[PMON_FIT_N]; /* eighths of an interval its boundaries
-                                fell in, a bit each */
-  /* The open interval: since sample K (time TK, node total EK, measured
-   * time CK), each column's nanoseconds so far, up to FROM; CUR runs
-   * since.  The latest PMON_FIT_SEGS changes (each column's run from
-   * SEG_T0 to SEG_T1, the ring's next at POS mod PMON_FIT_SEGS) let a
-   * sample published after a call read the count, and older than the
-   * call, still split them where it falls. */
-  uint64_t k, tk, ck, from, pos;
-  double ek, per8;     /* eighths of the last closed interval a ns */
-  double hk;           /* sample K's stamp uncertainty, seconds */
-  uint64_t xi[PMON_FIT_N];
-  int cur;
-  uint64_t seg_t0[PMON_FIT_SEGS], seg_t1[PMON_FIT_SEGS];
-  uint8_t seg_slot[PMON_FIT_SEGS];
-};
+#include "fit.h" /* the sums and the solver (calc/) */
 
 /* A fit of the node total's meter, or one that does nothing (m = -1)
  * when the node has no total or its total takes more than one meter. */
@@ -85,12 +56,4 @@ void pmon__fit_flush(struct pmon_fit *f);
 /* The same for the intervals that end by T (a copy of a thread's fit
  * made at T, whose marks since are not known). */
 void pmon__fit_flush_until(struct pmon_fit *f, uint64_t t);
-/* Add one row: X[PMON_FIT_N] seconds, E joules. */
-void pmon__fit_row(struct pmon_fit *f, const double *x, double e);
-/* The fit: P[] each column's watts (0 outside the solution), VAR[] their
- * variance (NAN where not in it), *S2 the residuals' variance per row.
- * 0, or -1 when there are too few rows. */
-int pmon__fit_solve(const struct pmon_fit *f, double *p, double *var,
-                    double *s2);
-
 #endif /* PMON_REGFIT_H */
