@@ -514,6 +514,7 @@ static void publish(int i, uint64_t t)
   }
   pmon__tl_publish(&g->sh->tl[i], t, ms->covered_ns, ms->e, ms->m.nch,
                    ms->err);
+  pmon__trace_sample(i, pmon__tl_seq(&g->sh->tl[i]) - 1, t, ms->err[2]);
   if (i == g->total_meter)
     hist_add(t);
 }

@@ -272,14 +272,37 @@ void pmon__trace_finalize(uint64_t t, const uint64_t *seq, int nmeters)
   pthread_mutex_unlock(&tr.lock);
 }
 
+/* The thread holds tr.lock through pmon__trace_lock(): a sample its
+ * fold publishes meanwhile is written without taking it again. */
+static _Thread_local int held;
+
 void pmon__trace_lock(void)
 {
   pthread_mutex_lock(&tr.lock);
+  held = 1;
 }
 
 void pmon__trace_unlock(void)
 {
+  held = 0;
   pthread_mutex_unlock(&tr.lock);
+}
+
+void pmon__trace_sample(int i, uint64_t seq, uint64_t t, double err_s)
+{
+  if (!pmon__tracing)
+    return;
+  if (!held)
+    pthread_mutex_lock(&tr.lock);
+  if (tr.f != NULL) {
+    fprintf(tr.f, "{\"sample\": %d, \"seq\": %llu, \"at\": %llu, "
+                  "\"err_s\": ",
+            i, (unsigned long long)seq, (unsigned long long)t);
+    put_double(tr.f, err_s);
+    fputs("}\n", tr.f);
+  }
+  if (!held)
+    pthread_mutex_unlock(&tr.lock);
 }
 
 static void put_try(FILE *f, int i, const struct pmon_try *t, int k, int n,

@@ -45,6 +45,10 @@ void pmon__trace_finalize(uint64_t t, const uint64_t *seq, int nmeters);
 void pmon__trace_lock(void);
 void pmon__trace_unlock(void);
 void pmon__trace_read(int i, const struct pmon_try *t, int n, int force);
+/* Meter I's sample SEQ, as its fold published it: stamped at T, the
+ * stamp off by up to ERR_S seconds.  Replay checks its own against it;
+ * a test, against the instants its fixture published each value. */
+void pmon__trace_sample(int i, uint64_t seq, uint64_t t, double err_s);
 /* Init's or finalize's wait for a value of meter I after NOW begins, and
  * ends. */
 void pmon__trace_wait(int i, uint64_t now);

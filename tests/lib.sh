@@ -379,6 +379,69 @@ same() {
   fi
 }
 
+# stamp_check WHAT TRACE LOG [METER [SHIFT_NS]]: each sample of counter
+# meter METER (0) in the leader's TRACE that brought a new value (its
+# reading's counts differ from those before the sample before) is stamped
+# at "at", off by up to "err_s" (docs/trace-format.md): that interval,
+# widened by half the longer of the two readings' durations and by the
+# feeder's 5 ms of lateness (tests/pmfeed.c, LATE) and 1 ms, must hold an
+# instant at which the fixture published (LOG: "NS WATTS" a line, pmfeed
+# --log).  SHIFT_NS moves every stamp, to show the check can fail.
+# Prints the verdict's line; status 1 when a stamp missed.
+stamp_check_run() {
+  awk -v m="${4:-0}" -v shift="${5:-0}" '
+    function num(key,   i, r) {
+      i = index($0, "\"" key "\": ")
+      if (i == 0) return ""
+      r = substr($0, i + length(key) + 4)
+      sub(/[,}].*/, "", r)
+      return r + 0
+    }
+    FNR == NR { c[nc++] = $1 + 0; next }
+    $0 ~ "^[{]\"read\": " m "," && index($0, "\"raw\": [") {
+      raw = substr($0, index($0, "\"raw\": ["))
+      sub(/\].*/, "", raw)
+      t0 = num("t0"); t1 = num("t1")
+      if (index($0, "\"try\": ") == 0 || num("try") == 0) {
+        pspan = span; rs = t0
+      }
+      span = t1 - rs; last = raw
+      next
+    }
+    $0 ~ "^[{]\"sample\": " m "," {
+      at = num("at") + shift; e = num("err_s") * 1e9
+      d = (span > pspan ? span : pspan) / 2 + 6e6
+      isnew = nsamp > 0 && last != prev
+      prev = last; nsamp++
+      if (!isnew) next
+      checked++
+      lo = at - e - d; hi = at + e + d
+      while (k > 0 && c[k - 1] >= lo) k--
+      while (k < nc && c[k] < lo) k++
+      if (k >= nc || c[k] > hi) {
+        if (missed++ < 3)
+          printf "  stamp %.0f +- %.3f ms: no publication from %.0f to %.0f\n", \
+                 at, e / 1e6, lo, hi
+      }
+    }
+    END {
+      printf "%d new values, %d stamps missed\n", checked, missed
+      exit (checked == 0 || missed > 0)
+    }' "$3" "$2"
+}
+stamp_check() {
+  if sc_v=$(stamp_check_run "$@"); then
+    pass "$1: every new value's stamp holds the fixture's instant ($(echo "$sc_v" | tail -n 1))"
+  else
+    fail "$1: stamps against the fixture's log: $sc_v"
+  fi
+  sc_p=$(stamp_check_run "$1" "$2" "$3" "${4:-0}" 50000000)
+  case $sc_p in
+    *" 0 stamps missed") fail "$1: stamps moved by 50 ms still pass: $sc_p" ;;
+    *) pass "$1: stamps moved by 50 ms miss ($(echo "$sc_p" | tail -n 1))" ;;
+  esac
+}
+
 # replay_check WHAT REPORT DIR: the trace that the job of REPORT recorded
 # in DIR (PMON_RECORD=DIR) replayed by pmon-report replay: its node's
 # figures and, for a job of one node, every region's, with their bars,

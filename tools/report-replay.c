@@ -88,6 +88,7 @@ static int meter_line(json_t *o)
          json_object_get(o, "read") != NULL ||
          json_object_get(o, "wait") != NULL ||
          json_object_get(o, "waited") != NULL ||
+         json_object_get(o, "sample") != NULL ||
          json_object_get(o, "node_end") != NULL;
 }
 
@@ -171,6 +172,34 @@ static int get_seq(json_t *o, uint64_t *seq)
 }
 
 /* ---- The meters ---------------------------------------------------- */
+
+/* A sample line O: the job published that sample, stamped so; the
+ * replay, folding the same readings, must have published the same.  A
+ * difference is the arithmetic's (or a trace not of this version's). */
+static int sample(const struct src *s, json_t *o)
+{
+  const struct pmon_state *g = &pmon__g;
+  json_int_t i, k, at;
+  double err;
+  struct pmon_tl_sample x;
+
+  if (get_int(o, "sample", 0, g->nmeters - 1, &i) != 0 ||
+      get_int(o, "seq", 0, INT64_MAX, &k) != 0 ||
+      get_int(o, "at", 0, INT64_MAX, &at) != 0 ||
+      get_num(o, "err_s", &err) != 0)
+    return bad(s, "sample: a meter, seq, at and err_s expected");
+  if (pmon__tl_seq(&g->sh->tl[i]) <= (uint64_t)k ||
+      pmon__tl_get(&g->sh->tl[i], (uint64_t)k, &x) != 0)
+    return bad(s, "sample: the job published sample %lld of meter %lld, "
+               "the replay did not",
+               (long long)k, (long long)i);
+  if (x.t_ns != (uint64_t)at || fabs(x.err[2] - err) > 1e-9 * fabs(err))
+    return bad(s, "sample: the job stamped sample %lld of meter %lld at "
+               "%lld +- %.9g s, the replay at %llu +- %.9g s",
+               (long long)k, (long long)i, (long long)at, err,
+               (unsigned long long)x.t_ns, x.err[2]);
+  return 0;
+}
 
 static struct pmon_driver drivers[PMON_METER_MAX];
 static char driver_names[PMON_METER_MAX][64];
@@ -759,6 +788,9 @@ int report_replay(int argc, char **argv)
       pmon__meter_waited((int)i);
       if (i == g->nmeters - 1)
         pmon__meters_waited();
+    } else if (json_object_get(o, "sample") != NULL) {
+      if (sample(&ms, o) != 0)
+        goto out;
     } else if (json_object_get(o, "node_end") != NULL) {
       if (get_int(o, "node_end", 1, INT64_MAX, &t) != 0) {
         bad(&ms, "node_end: whole nanoseconds expected");
