@@ -559,7 +559,10 @@ static void fold_ops(int i, struct pmon_fold_ops *o)
   o->event = fold_event;
   o->debug = fold_debug;
   o->total_mask = pmon__g.total_mask[i];
-  o->t_init_ns = pmon__g.t_init_ns;
+  /* The node's, set before the pollers start: g->t_init_ns is written
+   * again by every rank after init's barrier, while they run. */
+  o->t_init_ns = pmon__g.sh->t_init_ns != 0 ? pmon__g.sh->t_init_ns
+                                            : pmon__g.t_init_ns;
 }
 
 /* Fold the value finalize holds for meter I (calc/fold.h). */
