@@ -73,7 +73,7 @@ mpi_libs=$(${MPICC:-mpicc} -showme:link 2>/dev/null) ||
   skip "no MPI link flags from ${MPICC:-mpicc} -showme or pkg-config"
 
 flags="-g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-cflags="$flags -I. -I$srcdir/include -I$srcdir/base -I$srcdir/lib -I$srcdir/drivers \
+cflags="$flags -I. -I$srcdir/include -I$srcdir/base -I$srcdir/lib -I$srcdir/drivers -I$srcdir/calc \
 -I$srcdir/tools -DHAVE_CONFIG_H -DPMON_BUILDING_LIBRARY \
 ${FUZZ_CPPFLAGS:-} $mpi_cflags"
 libs="${FUZZ_LIBS:-} $mpi_libs -lm -ldl -pthread"
