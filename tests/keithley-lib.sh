@@ -66,7 +66,7 @@ check_job() {
 truth() { wave_truth "$2" "$(cat "$TMP/$1.origin")" "$3" "$4"; }
 
 # node_energy_near NAME WAVE: the node energy against the truth over the
-# span it covers, within 1 %.
+# span it covers, within its own bar (wave_node_near).
 node_energy_near() {
   r=$TMP/$1.json
   t0=$($JGET "$r" nodes/0/monotonic_ns/0)
@@ -76,7 +76,7 @@ node_energy_near() {
 }
 
 # regions_near NAME WAVE: every region's energy against the truth over
-# the instants wave_regions printed, within 1 %.
+# the instants wave_regions printed, within its own bar.
 regions_near() {
   wave_regions_near "$1:" "$TMP/$1.json" "$TMP/$1.out" "$2" \
     "$(cat "$TMP/$1.origin")"

@@ -38,14 +38,15 @@ start_peer() {
 truth() { wave_truth "$1" "$ORIGIN" "$2" "$3"; }
 
 # check_node WHAT REPORT SPEC [CHANNEL]: the node energy (or CHANNEL's)
-# within 1 % of the truth over the node's monotonic span, or within the
-# node's own bar where that is wider (wave_node_near): a host held up
-# through every try of an end's read stamps it off by up to half the
-# read, which the bar holds (CI once read a 0.5 s job 1.1 % low so).
+# within the node's own bar of the truth over the node's monotonic span
+# (wave_node_near): a host held up through every try of an end's read
+# stamps it off by up to half the read, which the bar holds (CI once
+# read a 0.5 s job 1.1 % low so).
 check_node() { wave_node_near "$1" "$2" "$3" "$ORIGIN" "${4:-}"; }
 
 # check_regions WHAT REPORT OUTPUT SPEC: each region that OUTPUT (of
-# wave_regions) lists within 1 % of the truth between its instants.
+# wave_regions) lists within its own bar of the truth between its
+# instants (wave_regions_near).
 check_regions() { wave_regions_near "$1" "$2" "$3" "$4" "$ORIGIN"; }
 
 # check_elapsed WHAT OUTPUT SECONDS: wave_regions' elapsed within 1.5 s.

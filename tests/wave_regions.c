@@ -13,6 +13,13 @@
  * (of RANK's, for a region of RANK's own):
  *
  *   region NAME T0_NS T1_NS
+ *   inner NAME T0B_NS T1A_NS
+ *
+ * T0 before its begin call, T1 after its end call; T0B after its begin
+ * call returned, T1A before its end call: the instants pmon stamped lie
+ * between T0 and T0B and between T1A and T1, so the truth of the span it
+ * measured lies between the truths over [T0B, T1A] and [T0, T1], however
+ * long a busy host held a call up (tests/lib.sh, wave_regions_near).
  *
  * A region may end in :WATTS ([RANK/]NAME:START:END:WATTS): with
  * WAVE_REGIONS_POWER set to a file, the program sets the node's power as
@@ -52,7 +59,7 @@
 #include "pmon.h"
 
 #define NREG 256
-#define LINE 128 /* bytes of a line "region NAME T0 T1" at most */
+#define LINE 256 /* bytes of the lines "region NAME T0 T1" and "inner" */
 
 struct region {
   char name[64];
@@ -61,6 +68,7 @@ struct region {
   double start, end;
   double watts;  /* the node's power while open; < 0: not set */
   long long t0, t1;
+  long long t0b, t1a; /* after the begin call, before the end call */
   int open, done;
 };
 
@@ -210,10 +218,12 @@ int main(int argc, char **argv)
     } else if (begin) {
       reg[which].t0 = now_ns();
       pmon_region_begin(reg[which].name);
+      reg[which].t0b = now_ns();
       if (reg[which].watts >= 0)
         set_power(power_fd, reg[which].t0, reg[which].watts);
       reg[which].open = 1;
     } else {
+      reg[which].t1a = now_ns();
       pmon_region_end(reg[which].name);
       reg[which].t1 = now_ns();
       if (reg[which].watts >= 0)
@@ -237,10 +247,14 @@ int main(int argc, char **argv)
   elapsed = (double)(now_ns() - base) * 1e-9;
   /* Each rank's lines, gathered: rank 0 prints them whole. */
   for (int i = 0; i < n; i++)
-    if (reg[i].rank == rank || (reg[i].rank < 0 && rank == 0))
-      len += (size_t)snprintf(text + len, LINE, "%s %s %lld %lld\n",
+    if (reg[i].rank == rank || (reg[i].rank < 0 && rank == 0)) {
+      len += (size_t)snprintf(text + len, LINE / 2, "%s %s %lld %lld\n",
                               reg[i].from >= 0 ? "recv" : "region",
                               reg[i].name, reg[i].t0, reg[i].t1);
+      if (reg[i].from < 0)
+        len += (size_t)snprintf(text + len, LINE / 2, "inner %s %lld %lld\n",
+                                reg[i].name, reg[i].t0b, reg[i].t1a);
+    }
   if (rank == 0 && ((lens = calloc((size_t)size, sizeof *lens)) == NULL ||
                     (offs = calloc((size_t)size, sizeof *offs)) == NULL)) {
     fprintf(stderr, "wave_regions: out of memory\n");
