@@ -354,8 +354,12 @@ static void stamp(struct pmon_mstate *ms, const struct pmon_fold_ops *o,
                    NS;
     /* And the value held at an instant inside the read, stamped at its
      * middle: a slow read (a BMC, or this host, held up) is off by up to
-     * half of it, whatever the pace. */
-    if (news && counter && (double)ms->read_ns * 0.5e-9 > ms->err[2])
+     * half of it, whatever the pace.  A power meter's reading too: its
+     * watts are the power at some instant of the read, and a host held up
+     * makes every reading late alike, which a ramp turns into energy (a
+     * 20 s ramp of 64 W read 11 ms late: 0.7 J, which the trapezoids'
+     * own terms, adding in quadrature, did not hold). */
+    if (news && (double)ms->read_ns * 0.5e-9 > ms->err[2])
       ms->err[2] = (double)ms->read_ns * 0.5e-9;
     ms->seen_ns = t;
     if (news)
