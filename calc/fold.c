@@ -235,6 +235,7 @@ static int first(struct pmon_mstate *ms, const struct pmon_fold_ops *o,
 {
   memcpy(ms->prev_raw, r->raw, sizeof r->raw);
   memcpy(ms->prev_w, r->watts, sizeof r->watts);
+  ms->prev_h = (double)ms->read_ns * 0.5e-9; /* as stamp() would */
   ms->prev_ns = t;
   ms->fresh_ns = t;
   ms->seen_ns = t;
@@ -482,6 +483,7 @@ static void trapezoid(struct pmon_mstate *ms, const struct pmon_fold_ops *o,
 {
   const struct pmon_meter *m = &ms->m;
   double dt = (double)(t - ms->prev_ns) * NS, jump = 0;
+  double h = ms->err[2] > ms->prev_h ? ms->err[2] : ms->prev_h;
 
   if (r->events & PMON_EV_RESET) {
     /* The device was lost and found again (the reset event says so): the
@@ -500,13 +502,17 @@ static void trapezoid(struct pmon_mstate *ms, const struct pmon_fold_ops *o,
         jump += fabs(r->watts[c] - ms->prev_w[c]);
     }
     /* The trapezoid is off by at most half the change times the interval
-     * when the power moved once, anywhere, between the two readings
+     * when the power moved once, anywhere, between the two readings, and
+     * by the change times the stamps' error (the larger of the two):
+     * each reading's watts belong to an instant up to h from its stamp,
+     * and a step next to a reading held up moves by as much
      * (docs/report-format.md, "Error bars"). */
-    ms->err[0] += 0.5 * jump * dt;
-    ms->err[1] += 0.25 * jump * jump * dt * dt;
+    ms->err[0] += jump * (0.5 * dt + h);
+    ms->err[1] += jump * jump * (0.5 * dt + h) * (0.5 * dt + h);
     ms->covered_ns += t - ms->prev_ns;
   }
   memcpy(ms->prev_w, r->watts, sizeof r->watts);
+  ms->prev_h = ms->err[2];
 }
 
 int pmon__fold(struct pmon_mstate *ms, const struct pmon_fold_ops *ops,
@@ -555,6 +561,7 @@ int pmon__fold(struct pmon_mstate *ms, const struct pmon_fold_ops *ops,
     thaw(ms, ops, r, t);
     memcpy(ms->prev_raw, r->raw, sizeof r->raw);
     memcpy(ms->prev_w, r->watts, sizeof r->watts);
+    ms->prev_h = ms->err[2];
     ms->prev_ns = t;
     ms->fresh_ns = t;
     publish(ops, t);

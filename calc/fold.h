@@ -33,6 +33,8 @@ struct pmon_mstate {
   struct pmon_meter m;
   uint64_t prev_raw[PMON_CH_MAX];
   double prev_w[PMON_CH_MAX];
+  double prev_h;            /* a power meter's: its previous reading's
+                               stamp error (err[2]), seconds */
   _Atomic uint64_t prev_ns; /* time of the previous good reading */
   int primed;               /* a first good reading exists */
   double e[PMON_CH_MAX];    /* cumulative joules since init */
