@@ -131,13 +131,13 @@ int main(void)
     kib = resident_kib();
     if (i == 0)
       printf("%10.3f %12llu %9ld %9s %10zu %7.1f\n", marks_h[i],
-             (unsigned long long)k, kib, "-", pmon__g.nhist,
+             (unsigned long long)k, kib, "-", pmon__g.hist.n,
              spent * 1e9 / (double)k);
     else
       printf("%10.3f %12llu %9ld %9.3f %10zu %7.1f\n", marks_h[i],
              (unsigned long long)k, kib,
              log((double)kib / (double)prev_kib) / log(marks_h[i] / prev_h),
-             pmon__g.nhist, spent * 1e9 / (double)k);
+             pmon__g.hist.n, spent * 1e9 / (double)k);
     prev_kib = kib;
     prev_h = marks_h[i];
   }

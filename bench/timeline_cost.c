@@ -115,7 +115,7 @@ int main(void)
   printf("timeline_cost: one node, %d h at %d Hz simulated (%llu readings, "
          "history %zu points), %d I/O phases, %d regions of 20-character "
          "names\n",
-         HOURS, HZ, (unsigned long long)n, g->nhist, PHASES, REGIONS);
+         HOURS, HZ, (unsigned long long)n, g->hist.n, PHASES, REGIONS);
   printf("%14s %14s %14s\n", "PMON_TIMELINE", "bytes", "bytes/slice");
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     char *t = pmon__timeline_text(sizes[i], &tab, (const uint64_t(*)[3])ph,

@@ -388,10 +388,10 @@ static double slot_power(uint64_t a, uint64_t b)
   uint64_t h0, h1;
   double c;
 
-  if (g->total_meter < 0 || g->nhist < 2)
+  if (g->total_meter < 0 || g->hist.n < 2)
     return NAN;
-  h0 = g->hist[0].t_ns;
-  h1 = g->hist[g->nhist - 1].t_ns;
+  h0 = g->hist.p[0].t_ns;
+  h1 = g->hist.p[g->hist.n - 1].t_ns;
   a = a < h0 ? h0 : a;
   b = b > h1 ? h1 : b;
   if (b <= a)
@@ -407,10 +407,10 @@ static void slot_err(uint64_t a, uint64_t b, double f, double err[3])
   const struct pmon_state *g = &pmon__g;
   double part[3] = {0, 0, 0};
 
-  if (g->total_meter < 0 || g->nhist < 2)
+  if (g->total_meter < 0 || g->hist.n < 2)
     return;
-  a = a < g->hist[0].t_ns ? g->hist[0].t_ns : a;
-  b = b > g->hist[g->nhist - 1].t_ns ? g->hist[g->nhist - 1].t_ns : b;
+  a = a < g->hist.p[0].t_ns ? g->hist.p[0].t_ns : a;
+  b = b > g->hist.p[g->hist.n - 1].t_ns ? g->hist.p[g->hist.n - 1].t_ns : b;
   if (b <= a)
     return;
   pmon__hist_energy_err(a, b, part);

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "driver.h"
 #include "fold.h"
+#include "hist.h"
 #include "log.h"
 #include "signals.h"
 
@@ -153,21 +154,6 @@ struct pmon_event {
   char detail[200];
 };
 
-/* A point of the node total's history: its energy since init at T_NS,
- * and the node's CPU time from /proc/stat (jiffies of all its CPUs) as
- * last read, at CPU_T_NS, at most PMON_CPU_READ_NS before T_NS; CPU_TOTAL
- * 0 when unread. */
-struct pmon_hist_point {
-  uint64_t t_ns;
-  double e;
-  uint64_t covered_ns; /* measured time since init, as with energy */
-  uint64_t cpu_t_ns;   /* when the CPU time below was read */
-  uint64_t cpu_busy, cpu_total;
-  double mhz; /* the mean clock of the ranks' CPUs as last read, NAN */
-  double err[3]; /* the node total's err[] (struct pmon_tl_sample): its
-                    meters' sums, and the largest stamp error */
-};
-
 enum pmon_phase {
   PMON_PHASE_NONE = 0, /* before init, or after a failed init */
   PMON_PHASE_RUNNING,
@@ -282,15 +268,8 @@ struct pmon_state {
   unsigned covers;    /* what the node total covers: 1 << PMON_DOM_* */
   struct pmon_event *events;
   int nevents;
-  struct pmon_hist_point *hist; /* the node total over the whole job, at
-                                   most PMON_HIST points, evenly spaced:
-                                   every hist_stride-th point offered,
-                                   and the latest one */
-  size_t nhist;
-  uint64_t hist_offered; /* points offered to the history so far */
-  uint64_t hist_stride;  /* 1, doubled each time the history fills */
-  int hist_tail;         /* its last point is the latest offered, not on
-                            the stride: the next one replaces it */
+  struct pmon_hist hist; /* the node total over the whole job, at most
+                            PMON_HIST points, evenly spaced (calc/hist.h) */
   unsigned long events_dropped;
   pthread_mutex_t lock; /* events, the history, and the pollers' waits */
   pthread_cond_t cond;  /* signalled to stop the pollers */

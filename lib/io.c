@@ -965,8 +965,8 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
   n = merge_phases(ph, (int)nph, 0);
   /* The spool's: the node is known up to its history's last point; a
    * phase goes up to there at most (its bytes are in the counts). */
-  if (!final && g->nhist >= 2) {
-    uint64_t end = g->hist[g->nhist - 1].t_ns - g->t_init_ns;
+  if (!final && g->hist.n >= 2) {
+    uint64_t end = g->hist.p[g->hist.n - 1].t_ns - g->t_init_ns;
 
     while (n > 0 && ph[n - 1][0] >= end)
       n--;
@@ -980,7 +980,7 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
     pmon__hist_energy_err(g->t_init_ns + ph[k][0], g->t_init_ns + ph[k][1],
                           err);
   }
-  if (g->total_meter < 0 || g->nhist < 2 || lost)
+  if (g->total_meter < 0 || g->hist.n < 2 || lost)
     energy = NAN;
   free(io.node_ph); /* for the timeline (pmon__io_node_phases()) */
   io.node_ph = ph;

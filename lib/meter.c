@@ -795,7 +795,7 @@ void pmon__meters_waited(void)
   if (g->total_meter < 0)
     return;
   tl = &g->sh->tl[g->total_meter];
-  last = g->nhist > 0 ? &g->hist[g->nhist - 1] : NULL;
+  last = g->hist.n > 0 ? &g->hist.p[g->hist.n - 1] : NULL;
   if (pmon__tl_seq(tl) > 0 && pmon__tl_get(tl, pmon__tl_seq(tl) - 1, &s) == 0) {
     if (last == NULL || last->t_ns < s.t_ns)
       hist_add(s.t_ns);

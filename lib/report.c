@@ -299,10 +299,10 @@ static double end_power(int i, int first, double mean)
   if (first && seq > PMON_RING) {
     const struct pmon_state *g = &pmon__g;
 
-    for (size_t k = 1; k < 3 && k < g->nhist; k++)
-      if (g->hist[k].t_ns > g->hist[k - 1].t_ns) {
-        double q = (g->hist[k].e - g->hist[k - 1].e) /
-                   ((double)(g->hist[k].t_ns - g->hist[k - 1].t_ns) * 1e-9);
+    for (size_t k = 1; k < 3 && k < g->hist.n; k++)
+      if (g->hist.p[k].t_ns > g->hist.p[k - 1].t_ns) {
+        double q = (g->hist.p[k].e - g->hist.p[k - 1].e) /
+                   ((double)(g->hist.p[k].t_ns - g->hist.p[k - 1].t_ns) * 1e-9);
 
         p = q > p ? q : p;
       }
@@ -454,7 +454,7 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
      * stated accuracy and, for a sampled meter, its trapezoids. */
     if (g->total_mask[i] != 0) {
       struct pmon_tl_sample s0;
-      double h0 = g->nhist > 0 ? g->hist[0].err[2] : 0;
+      double h0 = g->hist.n > 0 ? g->hist.p[0].err[2] : 0;
 
       /* Its ends: each reading's stamp (how far it may be from the
        * instant its value held) at the power around it: the first's, and

@@ -931,18 +931,18 @@ static int power_range(double *pmin, double *pmean)
   double lo = INFINITY, dt;
   size_t a = 0;
 
-  if (g->hist == NULL || g->nhist < 2 ||
-      g->hist[g->nhist - 1].t_ns <= g->hist[0].t_ns)
+  if (g->hist.p == NULL || g->hist.n < 2 ||
+      g->hist.p[g->hist.n - 1].t_ns <= g->hist.p[0].t_ns)
     return -1;
-  dt = (double)(g->hist[g->nhist - 1].t_ns - g->hist[0].t_ns) * 1e-9;
-  *pmean = (g->hist[g->nhist - 1].e - g->hist[0].e) / dt;
-  for (size_t b = 1; b < g->nhist; b++) {
-    uint64_t w = g->hist[b].t_ns - g->hist[a].t_ns;
+  dt = (double)(g->hist.p[g->hist.n - 1].t_ns - g->hist.p[0].t_ns) * 1e-9;
+  *pmean = (g->hist.p[g->hist.n - 1].e - g->hist.p[0].e) / dt;
+  for (size_t b = 1; b < g->hist.n; b++) {
+    uint64_t w = g->hist.p[b].t_ns - g->hist.p[a].t_ns;
 
     if (w < SHARE_WINDOW_NS)
       continue;
-    if ((g->hist[b].e - g->hist[a].e) / ((double)w * 1e-9) < lo)
-      lo = (g->hist[b].e - g->hist[a].e) / ((double)w * 1e-9);
+    if ((g->hist.p[b].e - g->hist.p[a].e) / ((double)w * 1e-9) < lo)
+      lo = (g->hist.p[b].e - g->hist.p[a].e) / ((double)w * 1e-9);
     a = b;
   }
   *pmin = isfinite(lo) && lo < *pmean ? lo : *pmean;
@@ -1000,9 +1000,9 @@ static void share_gpus(double *f, double *err)
   const struct pmon_state *g = &pmon__g;
   double e, sum = 0, part = 0, bar = 0;
 
-  if (s.ngpu == 0 || g->hist == NULL || g->nhist < 2)
+  if (s.ngpu == 0 || g->hist.p == NULL || g->hist.n < 2)
     return;
-  e = g->hist[g->nhist - 1].e - g->hist[0].e;
+  e = g->hist.p[g->hist.n - 1].e - g->hist.p[0].e;
   for (int k = 0; k < s.ngpu; k++) {
     const struct gpu *u = &s.gpu[k];
     double ek;

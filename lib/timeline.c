@@ -105,26 +105,24 @@ void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
 static int hist_alloc(void)
 {
   struct pmon_state *g = &pmon__g;
-  size_t size = PMON_HIST * sizeof *g->hist;
+  size_t size = PMON_HIST * sizeof *g->hist.p;
   long page = sysconf(_SC_PAGESIZE);
   volatile unsigned char *p;
+  struct pmon_hist_point *mem;
 
-  if (g->hist != NULL)
+  if (g->hist.p != NULL)
     return 0;
-  if ((g->hist = malloc(size)) == NULL)
+  if ((mem = malloc(size)) == NULL)
     return -1;
   /* A block this large is fresh pages from mmap(): untouched, they are
    * not resident, and filling the history would fault them in one by one
    * over the job, which then looks like a leak.  One store per page makes
    * them resident now.  The stores are volatile because a memset(0) after
    * malloc() may be turned into calloc(), which touches nothing. */
-  p = (volatile unsigned char *)g->hist;
+  p = (volatile unsigned char *)mem;
   for (size_t o = 0; o < size; o += page > 0 ? (size_t)page : 4096)
     p[o] = 0;
-  g->nhist = 0;
-  g->hist_offered = 0;
-  g->hist_stride = 1;
-  g->hist_tail = 0;
+  pmon__hist_init(&g->hist, mem, PMON_HIST);
   if (g->timeline > 0 && g->cpu_fd < 0) {
     char path[PATH_MAX];
 
@@ -167,220 +165,76 @@ int pmon__hist_open(void)
 {
   if (hist_alloc() != 0)
     return pmon__fail(PMON_ENOMEM, "history: out of memory (%zu bytes)",
-                      PMON_HIST * sizeof *pmon__g.hist);
+                      PMON_HIST * sizeof *pmon__g.hist.p);
   return 0;
 }
 
 /*
  * The node total's history, kept by the leader for the whole job so that
  * the energy of any span (the I/O phases, known only at finalize) can be
- * found after the ring has come round.  Called by the total meter's poller
- * only (or with no poller running).
- * It keeps every hist_stride-th point offered, evenly spaced, and the
- * latest one, so that it always reaches the last sample.  When full, every
- * other point is dropped and the stride doubles: the history stays exact
- * at the points it keeps and only its resolution halves, the same over
- * the whole job.  Its memory is fixed: PMON_HIST points, allocated and
- * touched once (pmon__hist_open()).
+ * found after the ring has come round (calc/hist.h: evenly spaced points
+ * in fixed memory, PMON_HIST of them, allocated and touched once by
+ * pmon__hist_open()).  Called by the total meter's poller only (or with
+ * no poller running).  Each point carries the node's CPU time and clock
+ * as last read.
  */
 void pmon__hist_add(uint64_t t_ns, double e, uint64_t covered_ns,
                     const double *err)
 {
   struct pmon_state *g = &pmon__g;
-  struct pmon_hist_point *p;
+  struct pmon_hist_point pt;
 
-  if (g->hist == NULL && hist_alloc() != 0)
+  if (g->hist.p == NULL && hist_alloc() != 0)
     return;
-  if (g->hist_tail) /* the latest point so far, off the stride */
-    g->nhist--;
-  if (g->nhist == PMON_HIST) {
-    size_t j = 0;
-
-    for (size_t i = 0; i < PMON_HIST; i += 2)
-      g->hist[j++] = g->hist[i];
-    g->nhist = j;
-    g->hist_stride *= 2;
-  }
   cpu_read(t_ns);
-  p = &g->hist[g->nhist++];
-  p->t_ns = t_ns;
-  p->covered_ns = covered_ns;
-  p->e = e;
+  pt.t_ns = t_ns;
+  pt.covered_ns = covered_ns;
+  pt.e = e;
   for (int i = 0; i < 3; i++)
-    p->err[i] = err != NULL ? err[i] : 0;
-  p->cpu_t_ns = g->cpu_t_ns;
-  p->cpu_busy = g->cpu_busy;
-  p->cpu_total = g->cpu_total;
-  p->mhz = pmon__cpufreq_read(t_ns);
-  g->hist_tail = g->hist_offered++ % g->hist_stride != 0;
+    pt.err[i] = err != NULL ? err[i] : 0;
+  pt.cpu_t_ns = g->cpu_t_ns;
+  pt.cpu_busy = g->cpu_busy;
+  pt.cpu_total = g->cpu_total;
+  pt.mhz = pmon__cpufreq_read(t_ns);
+  pmon__hist_push(&g->hist, &pt);
 }
 
-/* Where T falls in the history: the last point at or before it (its
- * index), and how far T is towards the next one (*W, from 0 to 1); the
- * first or last point when T is outside. */
-static size_t locate(uint64_t t, double *w)
-{
-  const struct pmon_hist_point *h = pmon__g.hist;
-  size_t lo = 0, hi = pmon__g.nhist - 1;
-
-  *w = 0;
-  if (t <= h[0].t_ns)
-    return 0;
-  if (t >= h[hi].t_ns)
-    return hi;
-  while (hi - lo > 1) { /* h[lo].t_ns < t < h[hi].t_ns */
-    size_t mid = lo + (hi - lo) / 2;
-
-    if (h[mid].t_ns <= t)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  *w = (double)(t - h[lo].t_ns) / (double)(h[hi].t_ns - h[lo].t_ns);
-  return lo;
-}
-
-/* The node total's energy at T, interpolated; the ends outside. */
-static double hist_at(uint64_t t)
-{
-  const struct pmon_hist_point *h = pmon__g.hist;
-  double w;
-  size_t i = locate(t, &w);
-
-  return w > 0 ? h[i].e + (h[i + 1].e - h[i].e) * w : h[i].e;
-}
-
-/* The node total's energy from T0 to T1; NAN without a history or when
- * the span is not inside it. */
 double pmon__hist_energy(uint64_t t0, uint64_t t1)
 {
-  const struct pmon_hist_point *h = pmon__g.hist;
-  size_t n = pmon__g.nhist;
-
-  if (n < 2 || t0 < h[0].t_ns || t1 > h[n - 1].t_ns)
-    return NAN;
-  return hist_at(t1) - hist_at(t0);
-}
-
-/* The measured time of the history at T, interpolated as hist_at(). */
-static double covered_at(uint64_t t)
-{
-  const struct pmon_hist_point *h = pmon__g.hist;
-  double w;
-  size_t i = locate(t, &w);
-
-  return w > 0 ? (double)h[i].covered_ns +
-                   ((double)h[i + 1].covered_ns - (double)h[i].covered_ns) * w
-               : (double)h[i].covered_ns;
-}
-
-/* The node total's power from history point I to J; NAN when they are
- * not apart. */
-static double hist_power(size_t i, size_t j)
-{
-  const struct pmon_hist_point *h = pmon__g.hist;
-
-  if (h[j].t_ns <= h[i].t_ns)
-    return NAN;
-  return (h[j].e - h[i].e) / ((double)(h[j].t_ns - h[i].t_ns) * 1e-9);
-}
-
-/* The range of the node total's power over the history's intervals
- * from point I - 1 to point I + 2 (those around [I, I + 1]). */
-static double hist_range(size_t i)
-{
-  size_t n = pmon__g.nhist;
-  double lo = INFINITY, hi = -INFINITY;
-
-  for (size_t k = i > 0 ? i - 1 : 0; k + 1 < n && k <= i + 1; k++) {
-    double p = hist_power(k, k + 1);
-
-    if (!isnan(p)) {
-      lo = p < lo ? p : lo;
-      hi = p > hi ? p : hi;
-    }
-  }
-  return hi >= lo ? hi - lo : 0;
+  return pmon__hist_span_energy(&pmon__g.hist, t0, t1);
 }
 
 /* The node total's resolution (joules) and stated accuracy (a fraction,
  * the largest of its meters', and watts). */
-static void total_terms(double *res, double *rel, double *watts)
+static void total_terms(struct pmon_hist_terms *t)
 {
   const struct pmon_shared *sh = pmon__g.sh;
 
-  *res = *rel = *watts = 0;
+  t->res = t->rel = t->watts = 0;
   for (int m = 0; sh != NULL && m < sh->nmeters; m++)
     if (sh->total_mask[m] != 0) {
-      *res += sh->res_j[m];
-      *rel = isnan(sh->acc_rel[m]) || sh->acc_rel[m] > *rel ? sh->acc_rel[m]
-                                                            : *rel;
-      *watts += sh->acc_w[m];
+      t->res += sh->res_j[m];
+      t->rel = isnan(sh->acc_rel[m]) || sh->acc_rel[m] > t->rel
+                 ? sh->acc_rel[m]
+                 : t->rel;
+      t->watts += sh->acc_w[m];
     }
 }
 
-/*
- * As the region's (lib/region.c): each end of the span between two
- * points of the history is off by at most the power's range around it
- * times a quarter of the points' spacing plus the stamps' error, plus the
- * resolution; a span inside one interval by at most its time times the
- * range, plus what the ends do to the slope.  The sampled meters' error
- * between readings comes from the points' err[].
- */
 void pmon__hist_energy_err(uint64_t t0, uint64_t t1, double err[3])
 {
-  const struct pmon_hist_point *h = pmon__g.hist;
-  size_t n = pmon__g.nhist, i[2];
-  double res, rel, watts, w[2], b[2], e;
-  uint64_t t[2] = {t0, t1};
+  struct pmon_hist_terms terms;
 
-  if (n < 2 || t0 < h[0].t_ns || t1 > h[n - 1].t_ns || t1 < t0)
-    return;
-  total_terms(&res, &rel, &watts);
-  e = hist_at(t1) - hist_at(t0);
-  err[0] += rel * fabs(e) + watts * (covered_at(t1) - covered_at(t0)) * 1e-9;
-  for (int k = 0; k < 2; k++) {
-    const struct pmon_hist_point *p;
-    double dt, stamp;
-
-    i[k] = locate(t[k], &w[k]);
-    p = &h[i[k]];
-    /* Between readings, as the energy: interpolated. */
-    for (int j = 0; j < 2; j++)
-      err[1 + j] += (k == 0 ? -1 : 1) *
-                    (w[k] > 0 ? p->err[j] + (p[1].err[j] - p->err[j]) * w[k]
-                              : p->err[j]);
-    if (w[k] == 0) { /* on a point: its stamp */
-      b[k] = res + hist_range(i[k] > 0 ? i[k] - 1 : 0) * p->err[2];
-      continue;
-    }
-    dt = (double)(p[1].t_ns - p->t_ns) * 1e-9;
-    stamp = p->err[2] > p[1].err[2] ? p->err[2] : p[1].err[2];
-    b[k] = hist_range(i[k]) * (dt / 4 + stamp) + res;
-  }
-  if (i[0] == i[1] && w[0] > 0 && w[1] > 0) {
-    double dt = (double)(h[i[0] + 1].t_ns - h[i[0]].t_ns) * 1e-9;
-    double in = (double)(t1 - t0) * 1e-9 *
-                (hist_range(i[0]) +
-                 (res + fabs(hist_power(i[0], i[0] + 1)) *
-                          (h[i[0]].err[2] + h[i[0] + 1].err[2])) / dt);
-
-    if (in < b[0] + b[1]) {
-      err[1] += in;
-      err[2] += in * in;
-      return;
-    }
-  }
-  err[1] += b[0] + b[1];
-  err[2] += b[0] * b[0] + b[1] * b[1];
+  total_terms(&terms);
+  pmon__hist_span_err(&pmon__g.hist, &terms, t0, t1, err);
 }
 
 /* The first history point whose CPU reading is later than T (the
  * readings' times never go back), NHIST when none is. */
 static size_t cpu_after(uint64_t t)
 {
-  const struct pmon_hist_point *h = pmon__g.hist;
-  size_t lo = 0, hi = pmon__g.nhist;
+  const struct pmon_hist_point *h = pmon__g.hist.p;
+  size_t lo = 0, hi = pmon__g.hist.n;
 
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -395,12 +249,7 @@ static size_t cpu_after(uint64_t t)
 
 double pmon__hist_covered(uint64_t t0, uint64_t t1)
 {
-  const struct pmon_hist_point *h = pmon__g.hist;
-  size_t n = pmon__g.nhist;
-
-  if (n < 2 || t0 < h[0].t_ns || t1 > h[n - 1].t_ns)
-    return NAN;
-  return (covered_at(t1) - covered_at(t0)) * 1e-9;
+  return pmon__hist_span_covered(&pmon__g.hist, t0, t1);
 }
 
 /* The node's busy and total CPU time at T, interpolated between the
@@ -410,11 +259,11 @@ double pmon__hist_covered(uint64_t t0, uint64_t t1)
  * published nothing, as while a meter is frozen). */
 static int cpu_at(uint64_t t, uint64_t gap_ns, double *busy, double *total)
 {
-  const struct pmon_hist_point *h = pmon__g.hist, *a, *z;
+  const struct pmon_hist_point *h = pmon__g.hist.p, *a, *z;
   size_t i = cpu_after(t);
   double w;
 
-  if (i == 0 || i == pmon__g.nhist) {
+  if (i == 0 || i == pmon__g.hist.n) {
     /* Before the first reading: none; after the last (the history's last
      * points may come less than PMON_CPU_READ_NS after it), the last,
      * within GAP_NS. */
@@ -513,17 +362,17 @@ static void put_str(struct text *b, const char *s)
  * and the first after Z; NAN when none of these was read. */
 static double mhz_mean(uint64_t a, uint64_t z)
 {
-  const struct pmon_hist_point *h = pmon__g.hist;
+  const struct pmon_hist_point *h = pmon__g.hist.p;
   double w, sum = 0;
-  size_t i0 = locate(a, &w), i, n = 0;
+  size_t i0 = pmon__hist_locate(&pmon__g.hist, a, &w), i, n = 0;
 
-  for (i = i0 + (w > 0); i < pmon__g.nhist && h[i].t_ns <= z; i++)
+  for (i = i0 + (w > 0); i < pmon__g.hist.n && h[i].t_ns <= z; i++)
     if (isfinite(h[i].mhz)) {
       sum += h[i].mhz;
       n++;
     }
   if (n == 0) { /* i: the first point after Z, or the end */
-    size_t side[2] = {i0, i < pmon__g.nhist ? i : i0};
+    size_t side[2] = {i0, i < pmon__g.hist.n ? i : i0};
 
     for (int k = 0; k < 2; k++)
       if (isfinite(h[side[k]].mhz)) {
@@ -541,8 +390,9 @@ static double mhz_mean(uint64_t a, uint64_t z)
  * last sample: pmon__meters_sample_all() at finalize). */
 static void put_slices(struct text *b, int points, double f, double f_err)
 {
-  const struct pmon_hist_point *h = pmon__g.hist;
-  size_t n = pmon__g.nhist;
+  const struct pmon_hist *hs = &pmon__g.hist;
+  const struct pmon_hist_point *h = hs->p;
+  size_t n = hs->n;
   int nb = 0;
   uint64_t t0 = 0, span = 0, cpu_gap = 0, end = 0;
   static const char *const keys[] = {"t_s",      "power_w", "energy_j",
@@ -581,7 +431,7 @@ static void put_slices(struct text *b, int points, double f, double f_err)
       uint64_t a = t0 + (uint64_t)((double)span * k / nb);
       uint64_t z = k + 1 == nb ? end
                                : t0 + (uint64_t)((double)span * (k + 1) / nb);
-      double c = (covered_at(z) - covered_at(a)) * 1e-9, v = NAN;
+      double c = pmon__hist_span_covered(hs, a, z), v = NAN;
       double ba, ta, bz, tz, rise = 0;
       const char *sep = k > 0 ? ", " : "";
 
@@ -590,10 +440,10 @@ static void put_slices(struct text *b, int points, double f, double f_err)
         v = since_init(a);
         break;
       case 1:
-        v = c > 0 ? f * (hist_at(z) - hist_at(a)) / c : NAN;
+        v = c > 0 ? f * pmon__hist_span_energy(hs, a, z) / c : NAN;
         break;
       case 2:
-        v = c > 0 ? f * (hist_at(z) - hist_at(a)) : NAN;
+        v = c > 0 ? f * pmon__hist_span_energy(hs, a, z) : NAN;
         break;
       case 4:
         v = mhz_mean(a, z);
@@ -603,7 +453,7 @@ static void put_slices(struct text *b, int points, double f, double f_err)
 
         pmon__hist_energy_err(a, z, err);
         v = c > 0 ? pmon__err_combine(err[0], err[1], err[2]) : NAN;
-        rise = hist_at(z) - hist_at(a);
+        rise = pmon__hist_span_energy(hs, a, z);
         pmon__share_apply(f, f_err, &rise, &v); /* the share's bar too */
         break;
       }
@@ -617,7 +467,7 @@ static void put_slices(struct text *b, int points, double f, double f_err)
       /* Energy counted where no time was (the least of several meters'
        * measured times is not the time of each): it is kept, so that
        * the slices add up. */
-      if (key == 2 && !(c > 0) && (rise = hist_at(z) - hist_at(a)) != 0)
+      if (key == 2 && !(c > 0) && (rise = pmon__hist_span_energy(hs, a, z)) != 0)
         v = f * rise;
       put_num(b, sep, key == 0 ? 9 : key == 3 ? 4 : key == 4 ? 5 : 7, v);
     }
@@ -717,8 +567,6 @@ void pmon__hist_free(void)
   if (pmon__g.cpu_fd >= 0)
     close(pmon__g.cpu_fd);
   pmon__g.cpu_fd = -1;
-  free(pmon__g.hist);
-  pmon__g.hist = NULL;
-  pmon__g.nhist = 0;
-  pmon__g.hist_tail = 0;
+  free(pmon__g.hist.p);
+  pmon__hist_init(&pmon__g.hist, NULL, 0);
 }

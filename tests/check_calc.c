@@ -3,8 +3,9 @@
  *
  * Built from calc/'s files alone, without the library: the link itself
  * shows that they need no clock, thread, global or I/O of the core.
- * Each case gives a meter's state, readings and instants, and checks the
- * energy, measured time, bar terms, stamps and events it gives, exactly:
+ * Each case gives a meter's state, readings and instants (or a node's
+ * history and the spans asked of it), and checks the energy, measured
+ * time, bar terms, stamps and events it gives, exactly:
  * the figures are sums of the readings' arithmetic, which no clock moves.
  */
 #include "config.h"
@@ -18,6 +19,7 @@
 #include "pmon.h"
 #include "fit.h"
 #include "fold.h"
+#include "hist.h"
 
 #define S 1000000000ull /* ns a second */
 
@@ -308,6 +310,112 @@ START_TEST(test_fit_nonneg)
 }
 END_TEST
 
+/* A history of 4 points, 1 s apart, at 100, 200 then 300 W; measured
+ * throughout, its points' own terms 0 (a counter read at its stamps). */
+static struct pmon_hist_point hp[8];
+static struct pmon_hist hh;
+static const struct pmon_hist_terms ht = {1, 0.01, 2};
+
+static void hist_made(void)
+{
+  static const double e[4] = {0, 100, 300, 600};
+
+  memset(hp, 0, sizeof hp);
+  pmon__hist_init(&hh, hp, 8);
+  for (int i = 0; i < 4; i++) {
+    struct pmon_hist_point pt = {0};
+
+    pt.t_ns = (uint64_t)i * S;
+    pt.covered_ns = (uint64_t)i * S;
+    pt.e = e[i];
+    pmon__hist_push(&hh, &pt);
+  }
+}
+
+/* A span across points: its energy interpolated at each end (50 J at
+ * 0.5 s, 450 J at 2.5 s); its bar: the stated terms (1 % of 400 J, 2 W
+ * over 2 s), and at each end the power's range around it (100 W) times a
+ * quarter of the spacing, plus the resolution. */
+START_TEST(test_hist_span)
+{
+  double err[3] = {0, 0, 0};
+
+  hist_made();
+  ck_assert_uint_eq(hh.n, 4);
+  ck_assert_double_eq_tol(pmon__hist_span_energy(&hh, S / 2, 5 * S / 2), 400,
+                          1e-9);
+  ck_assert_double_eq_tol(pmon__hist_span_covered(&hh, S / 2, 5 * S / 2), 2,
+                          1e-12);
+  pmon__hist_span_err(&hh, &ht, S / 2, 5 * S / 2, err);
+  ck_assert_double_eq_tol(err[0], 8, 1e-9);
+  ck_assert_double_eq_tol(err[1], 52, 1e-9);
+  ck_assert_double_eq_tol(err[2], 2 * 26 * 26, 1e-9);
+  ck_assert_double_eq_tol(pmon__hist_power(&hh, 1, 3), 250, 1e-9);
+}
+END_TEST
+
+/* A span inside one interval (1.25 to 1.75 s at 200 W): 100 J, its bar
+ * its time times the range around (200 W) and the slope's resolution
+ * (1 J a second), 100.5 J, which is less than its two ends' 51 J each. */
+START_TEST(test_hist_inside)
+{
+  double err[3] = {0, 0, 0};
+
+  hist_made();
+  ck_assert_double_eq_tol(
+    pmon__hist_span_energy(&hh, 5 * S / 4, 7 * S / 4), 100, 1e-9);
+  pmon__hist_span_err(&hh, &ht, 5 * S / 4, 7 * S / 4, err);
+  ck_assert_double_eq_tol(err[0], 2, 1e-9);
+  ck_assert_double_eq_tol(err[1], 100.5, 1e-9);
+  ck_assert_double_eq_tol(err[2], 100.5 * 100.5, 1e-9);
+}
+END_TEST
+
+/* Outside the history: NAN, and nothing added to a bar. */
+START_TEST(test_hist_outside)
+{
+  double err[3] = {0, 0, 0};
+
+  hist_made();
+  ck_assert(isnan(pmon__hist_span_energy(&hh, 0, 4 * S)));
+  ck_assert(isnan(pmon__hist_span_covered(&hh, 0, 4 * S)));
+  pmon__hist_span_err(&hh, &ht, 0, 4 * S, err);
+  ck_assert(err[0] == 0 && err[1] == 0 && err[2] == 0);
+}
+END_TEST
+
+/* A full history halves: with room for 4, points offered at 0 .. 7 s
+ * leave 0, 4 and 7 s (every 4th, and the latest), the stride 4; each
+ * point kept is exact. */
+START_TEST(test_hist_halves)
+{
+  struct pmon_hist_point p[4];
+  struct pmon_hist h;
+  static const uint64_t want[3] = {0, 4, 7};
+
+  pmon__hist_init(&h, p, 4);
+  for (int i = 0; i < 8; i++) {
+    struct pmon_hist_point pt = {0};
+
+    pt.t_ns = (uint64_t)i * S;
+    pt.e = 10.0 * i;
+    pmon__hist_push(&h, &pt);
+    if (i == 6) { /* 0, 2, 4, 6: every other, nothing off the stride */
+      ck_assert_uint_eq(h.n, 4);
+      ck_assert_uint_eq(h.stride, 2);
+      ck_assert_int_eq(h.tail, 0);
+    }
+  }
+  ck_assert_uint_eq(h.n, 3);
+  ck_assert_uint_eq(h.stride, 4);
+  ck_assert_int_eq(h.tail, 1);
+  for (int i = 0; i < 3; i++) {
+    ck_assert_uint_eq(p[i].t_ns, want[i] * S);
+    ck_assert_double_eq(p[i].e, 10.0 * (double)want[i]);
+  }
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("calc");
@@ -323,6 +431,10 @@ static Suite *suite(void)
   tcase_add_test(tc, test_paced);
   tcase_add_test(tc, test_fit_exact);
   tcase_add_test(tc, test_fit_nonneg);
+  tcase_add_test(tc, test_hist_span);
+  tcase_add_test(tc, test_hist_inside);
+  tcase_add_test(tc, test_hist_outside);
+  tcase_add_test(tc, test_hist_halves);
   suite_add_tcase(s, tc);
   return s;
 }

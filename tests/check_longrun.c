@@ -162,7 +162,7 @@ START_TEST(test_48_hours)
       long now = rss();
 
       printf("longrun: %5.2f h: resident %ld KiB, history %zu points\n",
-             (double)k / HZ / 3600, now / 1024, g->nhist);
+             (double)k / HZ / 3600, now / 1024, g->hist.n);
       if (k == 60 * HZ)
         rss_min = now;
     }
@@ -203,11 +203,11 @@ START_TEST(test_48_hours)
   /* The history: its points are HZ readings apart, times a power of two
    * since it halved.  Between points the energy is interpolated linearly,
    * off by at most h^2 / 8 * max |P'| at a point; a span has two ends. */
-  ck_assert_uint_le(g->nhist, PMON_HIST);
-  h = secs(g->hist[g->nhist - 1].t_ns) / (double)(g->nhist - 1);
+  ck_assert_uint_le(g->hist.n, PMON_HIST);
+  h = secs(g->hist.p[g->hist.n - 1].t_ns) / (double)(g->hist.n - 1);
   tol = 2 * h * h / 8 * P1 * 2 * M_PI / PERIOD + 1e-6;
   printf("longrun: history %zu points, %.3f s apart: spans within %.3f J\n",
-         g->nhist, h, tol);
+         g->hist.n, h, tol);
   {
     static const double spans[][2] = {
       {0.5, 3600.5},                   /* the first hour */
