@@ -24,6 +24,7 @@
 
 #include "clock.h"
 #include "driver.h"
+#include "bar.h"
 #include "fold.h"
 #include "hist.h"
 #include "log.h"
@@ -446,46 +447,6 @@ double pmon__tl_power(int m, const double *ea, uint64_t ta, const double *eb,
                       uint64_t tb);
 int pmon__tl_get(const struct pmon_tl *tl, uint64_t idx,
                  struct pmon_tl_sample *out);
-/*
- * An error bar from its parts (docs/report-format.md, "Error bars"): LIN,
- * the terms that add linearly (the stated accuracy), and the terms of
- * boundaries and intervals, each at most b_i: BOUND their sum, SQ the sum
- * of their squares.  The smaller of the bound and a 95 % interval of the
- * sum (each error taken as uniform over its +-b_i, standard deviation
- * b_i / sqrt(3)), plus LIN.
- */
-static inline double pmon__err_combine(double lin, double bound, double sq)
-{
-  double rss = 1.96 * sqrt(sq / 3);
-
-  return lin + (rss < bound ? rss : bound);
-}
-
-/* Energy *E of the node and its bar *ERR (NULL: none) as the job's share
- * F +- F_ERR of them: *E F, the bar sqrt((F ERR)^2 + (E F_ERR)^2), the
- * two independent (pmon(7), Shared nodes).  Inline, as the bars' other
- * arithmetic: lib/share.c's figure, applied where each figure is made. */
-static inline void pmon__share_apply(double f, double f_err, double *e,
-                                     double *err)
-{
-  if (err != NULL)
-    *err = isfinite(*e) ? hypot(f * *err, *e * f_err) : *err;
-  *e *= f;
-}
-
-/* As pmon__err_combine(), for errors of which a part, whose bounds sum
- * to LEAN, may go one way for every boundary alike (a region's
- * boundaries left to interpolation, lib/region.c): that part adds to the
- * 95 % interval of the others as it is; the bar is never wider than the
- * bound. */
-static inline double pmon__err_lean(double lin, double bound, double sq,
-                                    double lean)
-{
-  double rss = 1.96 * sqrt(sq / 3) + lean;
-
-  return lin + (rss < bound ? rss : bound);
-}
-
 /* ERR: the sample's err[3], or NULL for none. */
 void pmon__tl_publish(struct pmon_tl *tl, uint64_t t_ns, uint64_t covered_ns,
                       const double *e, int nch, const double *err);

@@ -374,15 +374,13 @@ void pmon__bar_terms(int i, const struct pmon_tl_sample *last, double em,
                      double *bound, double *sq)
 {
   const struct pmon_shared *sh = pmon__g.sh;
+  double end_w = NAN;
 
-  *lin += sh->res_j[i] + sh->acc_rel[i] * fabs(em) + sh->acc_w[i] * covered_s;
   if (last->t_ns > sh->t_init_ns)
-    *lin += start + end_power(i, 0,
-                              fabs(em) / ((double)(last->t_ns - sh->t_init_ns) *
-                                          1e-9)) *
-                      last->err[2];
-  *bound += last->err[0];
-  *sq += last->err[1];
+    end_w = end_power(i, 0,
+                      fabs(em) / ((double)(last->t_ns - sh->t_init_ns) * 1e-9));
+  pmon__run_terms(sh->res_j[i], sh->acc_rel[i], sh->acc_w[i], em, covered_s,
+                  start, end_w, last->err, lin, bound, sq);
 }
 
 /*

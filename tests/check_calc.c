@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "pmon.h"
+#include "bar.h"
 #include "fit.h"
 #include "fold.h"
 #include "hist.h"
@@ -416,6 +417,44 @@ START_TEST(test_hist_halves)
 }
 END_TEST
 
+/* A node run's terms: 1 J of resolution, 1 % of 1000 J and 2 W over
+ * 10 s stated, the start's 3 J and the last sample's 0.01 s at 400 W,
+ * linearly (36 J); its intervals' bound 50 J and squares 300 J^2 to the
+ * others.  The bar: 36 J plus the smaller of 50 J and 1.96 sqrt(100),
+ * 19.6 J.  With no span yet (END_W NAN), no ends' terms. */
+START_TEST(test_run_terms)
+{
+  const double err[3] = {50, 300, 0.01};
+  double lin = 0, bound = 0, sq = 0;
+
+  pmon__run_terms(1, 0.01, 2, -1000, 10, 3, 400, err, &lin, &bound, &sq);
+  ck_assert_double_eq_tol(lin, 1 + 10 + 20 + 3 + 4, 1e-12);
+  ck_assert_double_eq_tol(bound, 50, 1e-12);
+  ck_assert_double_eq_tol(sq, 300, 1e-12);
+  ck_assert_double_eq_tol(pmon__err_combine(lin, bound, sq), 38 + 19.6,
+                          1e-12);
+  /* Leaning terms add as they are, up to the bound. */
+  ck_assert_double_eq_tol(pmon__err_lean(lin, bound, sq, 20), 38 + 39.6,
+                          1e-12);
+  ck_assert_double_eq_tol(pmon__err_lean(lin, bound, sq, 40), 38 + 50, 1e-12);
+  lin = bound = sq = 0;
+  pmon__run_terms(1, 0.01, 2, 1000, 10, 3, NAN, err, &lin, &bound, &sq);
+  ck_assert_double_eq_tol(lin, 31, 1e-12);
+}
+END_TEST
+
+/* A share: 0.5 +- 0.05 of 1000 +- 40 J is 500 J, its bar
+ * sqrt(20^2 + 50^2). */
+START_TEST(test_share_apply)
+{
+  double e = 1000, err = 40;
+
+  pmon__share_apply(0.5, 0.05, &e, &err);
+  ck_assert_double_eq_tol(e, 500, 1e-12);
+  ck_assert_double_eq_tol(err, sqrt(20 * 20 + 50 * 50), 1e-12);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("calc");
@@ -435,6 +474,8 @@ static Suite *suite(void)
   tcase_add_test(tc, test_hist_inside);
   tcase_add_test(tc, test_hist_outside);
   tcase_add_test(tc, test_hist_halves);
+  tcase_add_test(tc, test_run_terms);
+  tcase_add_test(tc, test_share_apply);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,68 @@
+/*
+ * bar.h - error bars from their terms (docs/report-format.md, "Error
+ * bars"): how the terms of ends, intervals and stated accuracy add up,
+ * a node run's terms from one meter's, and a figure as the job's share
+ * of its node's.  Functions of their inputs (calc/): no clock, lock,
+ * thread or I/O.
+ */
+#ifndef PMON_BAR_H
+#define PMON_BAR_H
+
+#include <math.h>
+#include <stddef.h>
+
+/*
+ * An error bar from its parts: LIN, the terms that add linearly (the
+ * stated accuracy, a run's ends' stamps), and the terms of boundaries
+ * and intervals, each at most b_i: BOUND their sum, SQ the sum of their
+ * squares.  The smaller of the bound and a 95 % interval of the sum
+ * (each error taken as uniform over its +-b_i, standard deviation
+ * b_i / sqrt(3)), plus LIN.
+ */
+static inline double pmon__err_combine(double lin, double bound, double sq)
+{
+  double rss = 1.96 * sqrt(sq / 3);
+
+  return lin + (rss < bound ? rss : bound);
+}
+
+/* As pmon__err_combine(), for errors of which a part, whose bounds sum
+ * to LEAN, may go one way for every boundary alike (a region's
+ * boundaries left to interpolation, lib/region.c): that part adds to the
+ * 95 % interval of the others as it is; the bar is never wider than the
+ * bound. */
+static inline double pmon__err_lean(double lin, double bound, double sq,
+                                    double lean)
+{
+  double rss = 1.96 * sqrt(sq / 3) + lean;
+
+  return lin + (rss < bound ? rss : bound);
+}
+
+/* Energy *E of the node and its bar *ERR (NULL: none) as the job's share
+ * F +- F_ERR of them: *E F, the bar sqrt((F ERR)^2 + (E F_ERR)^2), the
+ * two independent (pmon(7), Shared nodes). */
+static inline void pmon__share_apply(double f, double f_err, double *e,
+                                     double *err)
+{
+  if (err != NULL)
+    *err = isfinite(*e) ? hypot(f * *err, *e * f_err) : *err;
+  *e *= f;
+}
+
+/*
+ * One meter's terms of a node run's bar, added to *LIN, *BOUND and *SQ
+ * (as pmon__err_combine() takes them): its resolution of one difference
+ * RES_J and its stated accuracy (ACC_REL of its energy EM, ACC_W watts
+ * over its COVERED_S measured seconds), and its ends' stamps, which do
+ * not cancel (the first's START_J, its error at the power then, and the
+ * last sample's ERR[2] seconds at END_W watts; END_W NAN when the run has
+ * no span yet), linearly; the terms between its readings (the last
+ * sample's ERR[0], their bound, and ERR[1], their squares) to the others.
+ */
+void pmon__run_terms(double res_j, double acc_rel, double acc_w, double em,
+                     double covered_s, double start_j, double end_w,
+                     const double err[3], double *lin, double *bound,
+                     double *sq);
+
+#endif
