@@ -89,9 +89,10 @@ fi
 # with libFuzzer's main: the harnesses bring it).
 echo "fuzz: building the library with $cc"
 # A header newer than the last build makes every object out of date.
-for h in config.h "$srcdir"/include/*.h "$srcdir"/lib/*.h \
+for h in config.h "$srcdir"/include/*.h "$srcdir"/lib/*.h "$srcdir"/calc/*.h \
   "$srcdir"/drivers/*.h; do
-  [ "$h" -nt "$out/libcore.a" ] && rm -f "$out"/lib_*.o "$out"/drivers_*.o
+  [ "$h" -nt "$out/libcore.a" ] &&
+    rm -f "$out"/lib_*.o "$out"/drivers_*.o "$out"/calc_*.o
 done
 objs=
 for s in $FUZZ_SOURCES; do
