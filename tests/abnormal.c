@@ -19,12 +19,21 @@
  * computes 1 s in the region "setup", then opens "solve" and, inside it,
  * computes in pairs of "step" of 0.1 s each until SECONDS have passed;
  * with FILE, each step also writes 256 KiB to it with MPI-IO (at the
- * rank's own offset, so that the file stays small).
+ * rank's own offset, so that the file stays small), and each rank adds
+ * to FILE.RANK.steps a line for each step it ends, the CLOCK_MONOTONIC
+ * instant (ns) after its region end (plain POSIX I/O, which pmon does
+ * not count): what the job did, and when, however far a busy machine
+ * held the ranks behind the steps' pace.
  */
+#define _POSIX_C_SOURCE 200809L
+
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -48,11 +57,20 @@ int main(int argc, char **argv)
     pmon_region_end("setup");
     static char block[256 * 1024];
     MPI_File fh = MPI_FILE_NULL;
+    int steps_fd = -1;
 
     if (argc > 3 && MPI_File_open(MPI_COMM_WORLD, argv[3],
                                   MPI_MODE_CREATE | MPI_MODE_WRONLY,
                                   MPI_INFO_NULL, &fh) != MPI_SUCCESS)
       fprintf(stderr, "abnormal: cannot open %s\n", argv[3]);
+    if (argc > 3) {
+      char path[4096];
+
+      snprintf(path, sizeof path, "%s.%d.steps", argv[3], rank);
+      if ((steps_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND,
+                           0644)) < 0)
+        perror(path);
+    }
     pmon_region_begin("solve");
     while (MPI_Wtime() - t0 < seconds) {
       double t1 = MPI_Wtime();
@@ -65,7 +83,20 @@ int main(int argc, char **argv)
       while (MPI_Wtime() - t1 < 0.1)
         x += 1e-9;
       pmon_region_end("step");
+      if (steps_fd >= 0) {
+        struct timespec ts;
+        char line[32];
+        int n;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        n = snprintf(line, sizeof line, "%lld\n",
+                     (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+        if (write(steps_fd, line, (size_t)n) != n)
+          perror("abnormal: steps");
+      }
     }
+    if (steps_fd >= 0)
+      close(steps_fd);
     pmon_region_end("solve");
     if (fh != MPI_FILE_NULL)
       MPI_File_close(&fh);
