@@ -299,13 +299,11 @@ static double end_power(int i, int first, double mean)
   if (first && seq > PMON_RING) {
     const struct pmon_state *g = &pmon__g;
 
-    for (size_t k = 1; k < 3 && k < g->hist.n; k++)
-      if (g->hist.p[k].t_ns > g->hist.p[k - 1].t_ns) {
-        double q = (g->hist.p[k].e - g->hist.p[k - 1].e) /
-                   ((double)(g->hist.p[k].t_ns - g->hist.p[k - 1].t_ns) * 1e-9);
+    for (size_t k = 1; k < 3 && k < g->hist.n; k++) {
+      double q = pmon__hist_power(&g->hist, k - 1, k);
 
-        p = q > p ? q : p;
-      }
+      p = !isnan(q) && q > p ? q : p;
+    }
     return p;
   }
   k0 = first || seq < 3 ? 0 : seq - 3;

@@ -928,21 +928,17 @@ struct verdict {
 static int power_range(double *pmin, double *pmean)
 {
   const struct pmon_state *g = &pmon__g;
-  double lo = INFINITY, dt;
+  double lo = INFINITY;
   size_t a = 0;
 
   if (g->hist.p == NULL || g->hist.n < 2 ||
       g->hist.p[g->hist.n - 1].t_ns <= g->hist.p[0].t_ns)
     return -1;
-  dt = (double)(g->hist.p[g->hist.n - 1].t_ns - g->hist.p[0].t_ns) * 1e-9;
-  *pmean = (g->hist.p[g->hist.n - 1].e - g->hist.p[0].e) / dt;
+  *pmean = pmon__hist_power(&g->hist, 0, g->hist.n - 1);
   for (size_t b = 1; b < g->hist.n; b++) {
-    uint64_t w = g->hist.p[b].t_ns - g->hist.p[a].t_ns;
-
-    if (w < SHARE_WINDOW_NS)
+    if (g->hist.p[b].t_ns - g->hist.p[a].t_ns < SHARE_WINDOW_NS)
       continue;
-    if ((g->hist.p[b].e - g->hist.p[a].e) / ((double)w * 1e-9) < lo)
-      lo = (g->hist.p[b].e - g->hist.p[a].e) / ((double)w * 1e-9);
+    lo = fmin(lo, pmon__hist_power(&g->hist, a, b));
     a = b;
   }
   *pmin = isfinite(lo) && lo < *pmean ? lo : *pmean;
