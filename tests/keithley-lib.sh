@@ -1,7 +1,8 @@
 # tests/keithley-lib.sh - helpers for the keithley driver's tests, after
 # tests/lib.sh; sourced, never run.  Each emulator NAME has its terminal's
-# link at $TMP/NAME, its counts in $TMP/NAME.count and the origin of its
-# waveform in $TMP/NAME.origin; a job NAME writes $TMP/NAME.json,
+# link at $TMP/NAME, its counts in $TMP/NAME.count, the origin of its
+# waveform in $TMP/NAME.origin and each reading's instant and watts in
+# $TMP/NAME.taken; a job NAME writes $TMP/NAME.json,
 # $TMP/NAME.out and $TMP/NAME.err.
 . "${srcdir:-.}/tests/lib.sh"
 
@@ -17,7 +18,7 @@ emu() {
   shift 2
   $WAVE now > "$TMP/$name.origin"
   "$EMU" -l "$TMP/$name" -w "$wave" -o "$(cat "$TMP/$name.origin")" \
-    -L $LINE -r $SHUNT -c "$TMP/$name.count" "$@" &
+    -L $LINE -r $SHUNT -c "$TMP/$name.count" -t "$TMP/$name.taken" "$@" &
   eval "EMU_$name=$!"
   FEEDERS="$FEEDERS $!"
   i=0
@@ -62,15 +63,23 @@ check_job() {
   replay_check "$1" "$TMP/$1.json" "$TMP/$1.rec"
 }
 
+# stamps_hold NAME: every reading job NAME's leader recorded holds the
+# instant its value was taken (stamp_check, after stop_emu).
+stamps_hold() {
+  stamp_check "$1: stamps" "$(ls "$TMP/$1.rec"/pmtrace-*-0.jsonl)" "$TMP/$1.taken"
+}
+
 # truth NAME WAVE T0_NS T1_NS: the exact joules of WAVE over [T0, T1].
 truth() { wave_truth "$2" "$(cat "$TMP/$1.origin")" "$3" "$4"; }
 
 # node_energy_near NAME WAVE: the node energy against the truth over the
-# span it covers, within its own bar (wave_node_near).
+# span it covers, within its own bar (wave_node_near; a miss explained
+# from its trace, wave_explain).
 node_energy_near() {
   r=$TMP/$1.json
   t0=$($JGET "$r" nodes/0/monotonic_ns/0)
   t1=$($JGET "$r" nodes/0/monotonic_ns/1)
+  WAVE_TRACE=$(ls "$TMP/$1.rec"/pmtrace-*-0.jsonl)
   wave_node_near "$1: node energy over $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') s" \
     "$r" "$2" "$(cat "$TMP/$1.origin")"
 }
@@ -78,6 +87,7 @@ node_energy_near() {
 # regions_near NAME WAVE: every region's energy against the truth over
 # the instants wave_regions printed, within its own bar.
 regions_near() {
+  WAVE_TRACE=$(ls "$TMP/$1.rec"/pmtrace-*-0.jsonl)
   wave_regions_near "$1:" "$TMP/$1.json" "$TMP/$1.out" "$2" \
     "$(cat "$TMP/$1.origin")"
 }

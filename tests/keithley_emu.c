@@ -4,7 +4,7 @@
  *
  *   keithley_emu -l LINK -w WAVE -o ORIGIN_NS [-L VOLTS] [-r OHMS]
  *                [-c FILE] [-i IDN] [-g N] [-O N] [-n N]
- *                [-s AT:FOR] [-x AT] [-b BACK]
+ *                [-s AT:FOR] [-x AT] [-b BACK] [-t FILE]
  *
  *   -l LINK   make LINK a symbolic link to the terminal (the driver's
  *             device path); removed at exit
@@ -22,6 +22,10 @@
  *             terminal and remove LINK (SIGUSR2 does it at once)
  *   -b BACK   come back BACK seconds after vanishing, on a new terminal
  *             with LINK made again
+ *   -t FILE   log each READ? answered: "NS WATTS" a line, the instant
+ *             (CLOCK_MONOTONIC) its value was taken and the power it
+ *             stands for, so that a test can hold each stamp of the
+ *             driver's to the instant its value truly held
  *
  * It speaks the SCPI subset the driver uses: *IDN?, *RST, *CLS, *OPC?,
  * :SYST:ERR?, :SENS:FUNC, the :SENS:VOLT:AC settings, :FORM:ELEM,
@@ -57,6 +61,7 @@
 
 struct emu {
   const char *link, *count_file, *idn;
+  FILE *log; /* -t */
   struct wave wave;
   long long origin;
   double line, shunt;
@@ -197,6 +202,8 @@ static void reading(struct emu *e)
     e->negative++;
     volts = -volts - 1e-3;
   }
+  if (e->log != NULL)
+    fprintf(e->log, "%lld %.9g\n", now, watts);
   if (e->bare)
     snprintf(text, sizeof text, "%+.8E", volts);
   else
@@ -307,7 +314,7 @@ static int usage(void)
           "usage: keithley_emu -l LINK -w WAVE -o ORIGIN_NS [-L VOLTS] "
           "[-r OHMS]\n"
           "         [-c FILE] [-i IDN] [-g N] [-O N] [-n N] [-s AT:FOR] "
-          "[-x AT] [-b BACK]\n");
+          "[-x AT] [-b BACK] [-t FILE]\n");
   return 2;
 }
 
@@ -327,7 +334,7 @@ int main(int argc, char **argv)
   struct sigaction sa;
   int opt, stalled = 0, gone = 0;
 
-  while ((opt = getopt(argc, argv, "l:w:o:L:r:c:i:g:O:n:s:x:b:")) != -1) {
+  while ((opt = getopt(argc, argv, "l:w:o:L:r:c:i:g:O:n:s:x:b:t:")) != -1) {
     switch (opt) {
     case 'l': e.link = optarg; break;
     case 'w': wave = optarg; break;
@@ -345,6 +352,13 @@ int main(int argc, char **argv)
       break;
     case 'x': e.vanish_at = atof(optarg); break;
     case 'b': e.back = atof(optarg); break;
+    case 't':
+      if ((e.log = fopen(optarg, "w")) == NULL) {
+        perror(optarg);
+        return 1;
+      }
+      setvbuf(e.log, NULL, _IOLBF, 0);
+      break;
     default: return usage();
     }
   }

@@ -19,7 +19,9 @@ FEEDERS=
 cleanup() {
   for p in $FEEDERS; do kill "$p" 2>/dev/null; done
   wait 2>/dev/null
-  rm -rf "$TMP"
+  # PMON_TEST_KEEP=1 keeps the test's files (traces, reports, logs) for
+  # a post mortem, and says where.
+  if [ -n "${PMON_TEST_KEEP:-}" ]; then echo "kept: $TMP"; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
 
@@ -275,7 +277,39 @@ in_bar() {
     pass "$1: $2 (truth $(in_bar_truth "$3" "$4"), bar $5 J${6:+ + $6 %})"
   else
     fail "$1: $2, truth $(in_bar_truth "$3" "$4"), outside its bar $5 J${6:+ + $6 %}"
+    return 1
   fi
+}
+
+# wave_explain T0_NS T1_NS: after a figure over [T0, T1] missed its bar,
+# the four intervals between power samples there (of meter 0 in the
+# trace $WAVE_TRACE, when a test names one) whose trapezoid may be off
+# the most: jump x (dt / 2 + the longer stamp's half-read), the bound
+# calc/fold.c gives each, so that a miss shows whether a bound was too
+# small for what the trace holds or the stamps were off (stamp_check).
+wave_explain() {
+  [ -n "${WAVE_TRACE:-}" ] && [ -s "$WAVE_TRACE" ] || return 0
+  echo "  the widest sample intervals in $1..$2 (of $WAVE_TRACE):"
+  awk -v a="$1" -v b="$2" '
+    function num(key,   i, r) {
+      i = index($0, "\"" key "\": ")
+      if (i == 0) return ""
+      r = substr($0, i + length(key) + 4)
+      sub(/[],}].*/, "", r)
+      sub(/^\[/, "", r)
+      return r + 0
+    }
+    /^[{]"read": 0,/ && index($0, "\"watts\": [") { w = num("watts") }
+    /^[{]"sample": 0,/ {
+      at = num("at"); h = num("err_s")
+      if (n++ > 0 && at > a && pat < b) {
+        dt = (at - pat) / 1e9; j = w - pw; if (j < 0) j = -j
+        hh = h > ph ? h : ph
+        printf "%.4g J bound: %.0f..%.0f, dt %.4f s, %.6g W to %.6g W, half-reads %.4f %.4f s\n", \
+               j * (dt / 2 + hh), pat, at, dt, pw, w, ph, h
+      }
+      pat = at; pw = w; ph = h
+    }' "$WAVE_TRACE" | sort -g -r | head -n 4 | sed 's/^/  /'
 }
 in_bar_truth() {
   if [ "$1" = "$2" ]; then echo "$1"; else echo "[$1, $2]"; fi
@@ -307,7 +341,7 @@ wave_node_near() {
     "$(awk -v a="$wn_t0" -v b="$wn_t1" -v g="$7" 'BEGIN { print (b - a) / 1e9 - g }')" \
     "$wn_c" "$wn_t")
   in_bar "$1 (measured share $wn_c$wn_g)" "$wn_e" "$wn_t" "$wn_t" \
-    "$($JGET "$2" nodes/0/energy_err_j)" "$wn_u"
+    "$($JGET "$2" nodes/0/energy_err_j)" "$wn_u" || wave_explain "$wn_t0" "$wn_t1"
 }
 
 # wave_regions_near WHAT REPORT OUTPUT SPEC ORIGIN_NS: each region that
@@ -343,7 +377,8 @@ wave_regions_near() {
       "$($JGET "$2" "regions/name=$wr_name/energy_j")" \
       "$(awk -v a="$wr_ti" -v b="$wr_t" 'BEGIN { print (a < b ? a : b) }')" \
       "$(awk -v a="$wr_ti" -v b="$wr_t" 'BEGIN { print (a < b ? b : a) }')" \
-      "$($JGET "$2" "regions/name=$wr_name/energy_err_j")" "$wr_u"
+      "$($JGET "$2" "regions/name=$wr_name/energy_err_j")" "$wr_u" ||
+      wave_explain "$wr_t0" "$wr_t1"
   done < "$3"
   [ "$wr_n" -gt 0 ] || fail "$1: no regions in $3"
 }
@@ -406,7 +441,7 @@ same() {
   fi
 }
 
-# stamp_check WHAT TRACE LOG [METER [SHIFT_NS]]: each sample of counter
+# stamp_check_run WHAT TRACE LOG [METER [SHIFT_NS]]: each sample of counter
 # meter METER (0) in the leader's TRACE that brought a new value (its
 # reading's counts differ from those before the sample before) is stamped
 # at "at", off by up to "err_s" (docs/trace-format.md): that interval,
@@ -424,6 +459,7 @@ stamp_check_run() {
       sub(/[,}].*/, "", r)
       return r + 0
     }
+    BEGIN { nc = 0; k = 0 }
     FNR == NR { c[nc++] = $1 + 0; next }
     $0 ~ "^[{]\"read\": " m "," && index($0, "\"raw\": [") {
       raw = substr($0, index($0, "\"raw\": ["))
@@ -456,13 +492,56 @@ stamp_check_run() {
       exit (checked == 0 || missed > 0)
     }' "$3" "$2"
 }
+# stamp_check_power_run WHAT TRACE LOG [METER [SHIFT_NS]]: as
+# stamp_check_run, for power meter METER: each good read (a "watts" line)
+# must hold, between its t0 and t1, an instant at which the fixture took
+# the value it answered (LOG: "NS WATTS" a line, keithley_emu -t), and
+# that value (to 1e-6 relative, the answer's digits): the driver's stamp
+# is the read's midpoint, off by up to half of it, which its bar holds.
+stamp_check_power_run() {
+  awk -v m="${4:-0}" -v shift="${5:-0}" '
+    function num(key,   i, r) {
+      i = index($0, "\"" key "\": ")
+      if (i == 0) return ""
+      r = substr($0, i + length(key) + 4)
+      sub(/[],}].*/, "", r)
+      sub(/^\[/, "", r)
+      return r + 0
+    }
+    BEGIN { nc = 0; k = 0 }
+    FNR == NR { c[nc] = $1 + 0; w[nc++] = $2 + 0; next }
+    $0 ~ "^[{]\"read\": " m "," && index($0, "\"watts\": [") {
+      t0 = num("t0") + shift; t1 = num("t1") + shift; v = num("watts")
+      checked++
+      while (k < nc && c[k] < t0) k++
+      ok = 0
+      for (j = k; j < nc && c[j] <= t1; j++) {
+        d = w[j] - v; if (d < 0) d = -d
+        a = v < 0 ? -v : v
+        if (d <= 1e-6 * (a > 1 ? a : 1)) ok = 1
+      }
+      if (!ok && missed++ < 3)
+        printf "  read %.0f..%.0f (%.3f ms), %.9g W: no such value taken in it\n", \
+               t0, t1, (t1 - t0) / 1e6, v
+    }
+    END {
+      printf "%d reads, %d stamps missed\n", checked, missed
+      exit (checked == 0 || missed > 0)
+    }' "$3" "$2"
+}
+# stamp_check WHAT TRACE LOG [METER]: stamp_check_run's verdict, or
+# stamp_check_power_run's for a power meter, and the same check with every
+# stamp moved by 50 ms must miss.
 stamp_check() {
-  if sc_v=$(stamp_check_run "$@"); then
-    pass "$1: every new value's stamp holds the fixture's instant ($(echo "$sc_v" | tail -n 1))"
+  sc_run=stamp_check_run
+  grep -q "^{\"meter\": ${4:-0},.*\"kind\": \"power\"" "$2" &&
+    sc_run=stamp_check_power_run
+  if sc_v=$($sc_run "$@"); then
+    pass "$1: every stamp holds the fixture's instant ($(echo "$sc_v" | tail -n 1))"
   else
     fail "$1: stamps against the fixture's log: $sc_v"
   fi
-  sc_p=$(stamp_check_run "$1" "$2" "$3" "${4:-0}" 50000000)
+  sc_p=$($sc_run "$1" "$2" "$3" "${4:-0}" 50000000)
   case $sc_p in
     *" 0 stamps missed") fail "$1: stamps moved by 50 ms still pass: $sc_p" ;;
     *) pass "$1: stamps moved by 50 ms miss ($(echo "$sc_p" | tail -n 1))" ;;
