@@ -42,12 +42,18 @@ truth() { wave_truth "$1" "$ORIGIN" "$2" "$3"; }
 # (wave_node_near): a host held up through every try of an end's read
 # stamps it off by up to half the read, which the bar holds (CI once
 # read a 0.5 s job 1.1 % low so).
-check_node() { wave_node_near "$1" "$2" "$3" "$ORIGIN" "${4:-}"; }
+check_node() {
+  WAVE_TRACE=$(ls "${2%.json}.rec"/pmtrace-*-0.jsonl 2>/dev/null)
+  wave_node_near "$1" "$2" "$3" "$ORIGIN" "${4:-}"
+}
 
 # check_regions WHAT REPORT OUTPUT SPEC: each region that OUTPUT (of
 # wave_regions) lists within its own bar of the truth between its
 # instants (wave_regions_near).
-check_regions() { wave_regions_near "$1" "$2" "$3" "$4" "$ORIGIN"; }
+check_regions() {
+  WAVE_TRACE=$(ls "${2%.json}.rec"/pmtrace-*-0.jsonl 2>/dev/null)
+  wave_regions_near "$1" "$2" "$3" "$4" "$ORIGIN"
+}
 
 # check_elapsed WHAT OUTPUT SECONDS: wave_regions' elapsed within 1.5 s.
 check_elapsed() { wave_elapsed_near "$@"; }
