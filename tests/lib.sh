@@ -281,6 +281,18 @@ in_bar() {
   fi
 }
 
+# TRACE_NUM: an awk function, num(KEY), the number of KEY in a trace's
+# line ($0), the first of a list: "" when the line has no KEY.
+TRACE_NUM='
+    function num(key,   i, r) {
+      i = index($0, "\"" key "\": ")
+      if (i == 0) return ""
+      r = substr($0, i + length(key) + 4)
+      sub(/[],}].*/, "", r)
+      sub(/^\[/, "", r)
+      return r + 0
+    }'
+
 # wave_explain T0_NS T1_NS: after a figure over [T0, T1] missed its bar,
 # the four intervals between power samples there (of meter 0 in the
 # trace $WAVE_TRACE, when a test names one and meter 0 is a power
@@ -292,15 +304,7 @@ wave_explain() {
   [ -n "${WAVE_TRACE:-}" ] && [ -s "$WAVE_TRACE" ] || return 0
   grep -q '^{"read": 0,.*"watts": \[' "$WAVE_TRACE" || return 0
   echo "  the widest sample intervals in $1..$2 (of $WAVE_TRACE):"
-  awk -v a="$1" -v b="$2" '
-    function num(key,   i, r) {
-      i = index($0, "\"" key "\": ")
-      if (i == 0) return ""
-      r = substr($0, i + length(key) + 4)
-      sub(/[],}].*/, "", r)
-      sub(/^\[/, "", r)
-      return r + 0
-    }
+  awk -v a="$1" -v b="$2" "$TRACE_NUM"'
     /^[{]"read": 0,/ && index($0, "\"watts\": [") { w = num("watts") }
     /^[{]"sample": 0,/ {
       at = num("at"); h = num("err_s")
@@ -453,14 +457,7 @@ same() {
 # --log).  SHIFT_NS moves every stamp, to show the check can fail.
 # Prints the verdict's line; status 1 when a stamp missed.
 stamp_check_run() {
-  awk -v m="${4:-0}" -v shift="${5:-0}" '
-    function num(key,   i, r) {
-      i = index($0, "\"" key "\": ")
-      if (i == 0) return ""
-      r = substr($0, i + length(key) + 4)
-      sub(/[,}].*/, "", r)
-      return r + 0
-    }
+  awk -v m="${4:-0}" -v shift="${5:-0}" "$TRACE_NUM"'
     BEGIN { nc = 0; k = 0 }
     FNR == NR { c[nc++] = $1 + 0; next }
     $0 ~ "^[{]\"read\": " m "," && index($0, "\"raw\": [") {
@@ -501,15 +498,7 @@ stamp_check_run() {
 # that value (to 1e-6 relative, the answer's digits): the driver's stamp
 # is the read's midpoint, off by up to half of it, which its bar holds.
 stamp_check_power_run() {
-  awk -v m="${4:-0}" -v shift="${5:-0}" '
-    function num(key,   i, r) {
-      i = index($0, "\"" key "\": ")
-      if (i == 0) return ""
-      r = substr($0, i + length(key) + 4)
-      sub(/[],}].*/, "", r)
-      sub(/^\[/, "", r)
-      return r + 0
-    }
+  awk -v m="${4:-0}" -v shift="${5:-0}" "$TRACE_NUM"'
     BEGIN { nc = 0; k = 0 }
     FNR == NR { c[nc] = $1 + 0; w[nc++] = $2 + 0; next }
     $0 ~ "^[{]\"read\": " m "," && index($0, "\"watts\": [") {
