@@ -12,13 +12,15 @@ RF_USER=rfadmin7x
 RF_PASS='Pw-9kq3ZT'
 
 # start_peer NAME [PEER ARGS]: start a peer that keeps its files in
-# $TMP/NAME.*, requires $RF_USER and $RF_PASS, and follows its waveforms
-# from $ORIGIN; wait until it listens.  Sets PORT and PEER_PID.
+# $TMP/NAME.* (NAME.taken: each reading's instant, --taken), requires
+# $RF_USER and $RF_PASS, and follows its waveforms from $ORIGIN; wait
+# until it listens.  Sets PORT and PEER_PID.
 start_peer() {
   name=$1; shift
   rm -f "$TMP/$name.port"
   python3 "$PEER" --port-file "$TMP/$name.port" \
-    --count-file "$TMP/$name.count" --origin "$ORIGIN" \
+    --count-file "$TMP/$name.count" --taken "$TMP/$name.taken" \
+    --origin "$ORIGIN" \
     --user "$RF_USER" --password "$RF_PASS" "$@" 2> "$TMP/$name.err" &
   PEER_PID=$!
   FEEDERS="$FEEDERS $PEER_PID"

@@ -6,7 +6,7 @@ driver: a small mockup whose power readings follow a known waveform.
                   [--wave SPEC] [--cpu-wave SPEC] [--origin NS]
                   [--user U --password P] [--cert F --key F]
                   [--fault-file F] [--chassis ID] [--late S:N]
-                  [--pace P [--late-new S]]
+                  [--pace P [--late-new S]] [--taken F]
 
 Serves, with HTTP/1.1 keep-alive, on a free port that it writes to
 --port-file once it listens:
@@ -40,7 +40,10 @@ samples its sensors at its own pace: its value is the energy up to the
 last multiple of P after ORIGIN_NS.  With --late-new S as well, the first
 request that sees a newly published value waits S seconds first (a BMC
 that computes it on a cache miss), and the others are answered at once.
-Standard library only.
+With --taken F, each reading document served (EnvironmentMetrics, Power)
+adds "NS WATTS" to F: the CLOCK_MONOTONIC instant its values were taken
+and the chassis power then, so that a test can hold each of the driver's
+stamps to it.  Standard library only.
 """
 import argparse
 import base64
@@ -119,6 +122,17 @@ class Peer:
             self.auth = "Basic " + base64.b64encode(pair.encode()).decode()
         self.root = "/redfish/v1"
         self.chassis = self.root + "/Chassis/" + args.chassis
+        self.taken = open(args.taken, "a") if args.taken else None
+
+    def took(self, path, now):
+        """Log the instant a reading document's values were taken."""
+        if self.taken is None or not path.endswith(
+                ("/EnvironmentMetrics", "/Power")):
+            return
+        with self.lock:
+            self.taken.write("%d %.9g\n" % (
+                now, self.wave.power((now - self.origin) * 1e-9)))
+            self.taken.flush()
 
     def counted(self):
         with self.lock:
@@ -158,7 +172,9 @@ class Peer:
 
     def resource(self, path):
         """The document at PATH, as of now, or None."""
-        x = (time.monotonic_ns() - self.origin) * 1e-9
+        now = time.monotonic_ns()
+        x = (now - self.origin) * 1e-9
+        self.took(path, now)
         if path == self.root:
             return {"@odata.id": self.root, "Id": "RootService",
                     "RedfishVersion": "1.15.0",
@@ -293,6 +309,7 @@ def main():
     ap.add_argument("--late")
     ap.add_argument("--pace", type=float)
     ap.add_argument("--late-new", type=float)
+    ap.add_argument("--taken")
     args = ap.parse_args()
     peer = Peer(args)
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler(peer))
