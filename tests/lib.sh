@@ -321,6 +321,18 @@ in_bar_truth() {
   if [ "$1" = "$2" ]; then echo "$1"; else echo "[$1, $2]"; fi
 }
 
+# fed_in_bar WHAT REPORT NODE WATTS: the energy of node NODE (nodes/NODE:
+# an index, or name=NAME) against a feeder's constant WATTS over the
+# span the node measured (its monotonic_ns, the library's own instants),
+# within the node's own bar (its ends' stamps, the counter's joule).
+fed_in_bar() {
+  fb_s=$(awk -v a="$($JGET "$2" "nodes/$3/monotonic_ns/0")" \
+    -v b="$($JGET "$2" "nodes/$3/monotonic_ns/1")" 'BEGIN { print (b - a) / 1e9 }')
+  fb_t=$(awk -v w="$4" -v t="$fb_s" 'BEGIN { printf "%.6f", w * t }')
+  in_bar "$1 ($4 W x $fb_s s)" "$($JGET "$2" "nodes/$3/energy_j")" "$fb_t" \
+    "$fb_t" "$($JGET "$2" "nodes/$3/energy_err_j")" 0
+}
+
 # wave_node_near WHAT REPORT SPEC ORIGIN_NS [CHANNEL]: node 0's energy,
 # or its CHANNEL's (none: ""), within the node's own bar (energy_err_j;
 # a channel's terms are part of the node's, which add them) of the truth
