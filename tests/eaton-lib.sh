@@ -5,8 +5,9 @@
 #       Start snmpd in the foreground with a private configuration under
 #       $TMP, on a free UDP port of 127.0.0.1, its EATON MIB answered by
 #       eaton-pass.sh from TABLE (see there; the waveforms start at
-#       $ORIGIN).  Sets PORT, AGENT (its pid) and PASSLOG (every value it
-#       was asked for).  Skips the test (77) without snmpd.
+#       $ORIGIN).  Sets PORT, AGENT (its pid), PASSLOG (every value it
+#       was asked for) and TAKEN (TAKEN.N: the instant and watts of each
+#       value of outlet N answered).  Skips the test (77) without snmpd.
 #   eaton_requests
 #       How many GET requests the agent has answered (snmpInGetRequests),
 #       this question included; empty without snmpget.
@@ -59,6 +60,7 @@ eaton_agent() {
   wave_abs=$(cd "$top_builddir" && pwd)/tests/wave
   pass=$(cd "$srcdir" && pwd)/tests/eaton-pass.sh
   PASSLOG=$TMP/pass.log
+  TAKEN=$TMP/taken
   : > "$PASSLOG"
   mkdir -p "$TMP/snmpd"
   port=$((20000 + $$ % 20000))
@@ -76,7 +78,7 @@ rouser pmon-priv priv
 rouser pmon-des priv
 rouser pmon-auth auth
 rouser pmon-noauth noauth
-pass_persist $EPDU /bin/sh $pass $1 $PASSLOG $wave_abs $ORIGIN
+pass_persist $EPDU /bin/sh $pass $1 $PASSLOG $wave_abs $ORIGIN $TAKEN
 $EATON_CONF
 EOF
     # -f: foreground; -Lo: log to stdout; -C: no configuration but this

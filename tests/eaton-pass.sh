@@ -3,7 +3,7 @@
 # pass_persist program for net-snmp's snmpd, which hands it every request
 # under 1.3.6.1.4.1.534.6.6.7 (snmpd.conf(5), "pass_persist").
 #
-#   eaton-pass.sh TABLE LOG WAVE ORIGIN_NS
+#   eaton-pass.sh TABLE LOG WAVE ORIGIN_NS [TAKEN]
 #
 # TABLE has one line per object, "OID TYPE HOW [ARG...]":
 #   OID    numeric, with a leading dot
@@ -16,8 +16,11 @@
 # An OID not in TABLE does not exist (noSuchInstance to a GET).  Each GET
 # and GETNEXT is appended to LOG as "get OID" or "getnext OID", one line
 # per value asked: snmpd hands over the values of one request one at a
-# time.  WAVE is the path of tests/wave.
-table=$1 log=$2 wave=$3 origin=$4
+# time.  WAVE is the path of tests/wave.  With TAKEN, each value of a
+# "wave" object answered is appended to TAKEN.N, N the OID's last
+# number (an outlet's), as "NS WATTS": the instant it was taken and the
+# whole watts answered (a test holds the driver's stamps to it).
+table=$1 log=$2 wave=$3 origin=$4 taken=${5:-}
 
 # The table in OID order, for GETNEXT.
 keys=
@@ -45,7 +48,10 @@ answer() {
   oid=$1 type=$2 how=$3
   case $how in
     value) v=$4 ;;
-    wave) v=$(printf '%.0f' "$("$wave" power "$4" "$origin")") ;;
+    wave)
+      tw=$("$wave" taken "$4" "$origin")
+      v=$(printf '%.0f' "${tw#* }")
+      [ -z "$taken" ] || echo "${tw% *} $v" >> "$taken.${oid##*.}" ;;
     wh)
       e=$("$wave" energy "$4" "$origin" "$origin" "$("$wave" now)")
       v=$(($5 + ${e%.*} / 3600)) ;;

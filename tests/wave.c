@@ -4,6 +4,8 @@
  * energy over a span is.
  *
  *   wave power  SPEC ORIGIN_NS [T_NS]    watts at T (default: now)
+ *   wave taken  SPEC ORIGIN_NS           "NS WATTS": now, and the watts
+ *                                          then (an emulator's log)
  *   wave energy SPEC ORIGIN_NS T0_NS T1_NS   joules from T0 to T1
  *   wave now                               CLOCK_MONOTONIC in ns
  *
@@ -20,7 +22,8 @@
  *                            HIGH for each PERIOD seconds (the same for
  *                            the same SEED)
  *
- * Output: one number on stdout.  Exit status 0, 2 on bad usage.
+ * Output: one number on stdout (two for taken).  Exit status 0, 2 on
+ * bad usage.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -64,6 +67,12 @@ int main(int argc, char **argv)
     long long t = argc == 5 ? atoll(argv[4]) : now_ns();
 
     printf("%.6f\n", wave_power(&w, (double)(t - origin) * 1e-9));
+    return 0;
+  }
+  if (strcmp(argv[1], "taken") == 0 && argc == 4) {
+    long long t = now_ns();
+
+    printf("%lld %.6f\n", t, wave_power(&w, (double)(t - origin) * 1e-9));
     return 0;
   }
   if (strcmp(argv[1], "energy") == 0 && argc == 6) {
