@@ -51,6 +51,30 @@ static inline void pmon__share_apply(double f, double f_err, double *e,
 }
 
 /*
+ * The power at which an end of a run counts its stamp's error: the
+ * highest of MEAN (the run's) and the powers P[0..N-1] of the intervals
+ * next to that end, NAN ones left out.  The end's stamp may be off
+ * either way, and over that time the node drew the power of the interval
+ * the end opens or closes, which on a node whose power moves can be well
+ * above the run's mean.
+ */
+static inline double pmon__end_power(double mean, const double *p, size_t n)
+{
+  for (size_t k = 0; k < n; k++)
+    if (!isnan(p[k]) && p[k] > mean)
+      mean = p[k];
+  return mean;
+}
+/* The bar of a run's end cut between two readings DT_S seconds apart, as
+ * a region's boundary is: linear interpolation is off by at most the
+ * range of the power around them (LO to HI) times a quarter of DT_S,
+ * plus the resolution RES_J of the difference. */
+static inline double pmon__cut_bar(double lo, double hi, double dt_s,
+                                   double res_j)
+{
+  return (hi - lo) * dt_s / 4 + res_j;
+}
+/*
  * One meter's terms of a node run's bar, added to *LIN, *BOUND and *SQ
  * (as pmon__err_combine() takes them): its resolution of one difference
  * RES_J and its stated accuracy (ACC_REL of its energy EM, ACC_W watts

@@ -274,49 +274,41 @@ static int sample_at(int i, uint64_t t, struct pmon_tl_sample *out,
     lo = p < lo ? p : lo;
     hi = p > hi ? p : hi;
   }
-  *bar = (hi - lo) * (double)(b.t_ns - a.t_ns) * 1e-9 / 4 + sh->res_j[i];
+  *bar = pmon__cut_bar(lo, hi, (double)(b.t_ns - a.t_ns) * 1e-9,
+                       sh->res_j[i]);
   return 0;
 }
 
 /*
  * The power at one end of meter I's run, for the error of that end's
- * stamp: the highest of MEAN (the run's) and the meter's power over the
- * two intervals next to the end, its first samples (FIRST) or its last.
- * The end's stamp may be off by its err[2] either way, and over that
- * time the node drew the power of the interval the end opens or closes,
- * which on a node whose power moves can be well above the run's mean.
- * From the history (the node's total) when the ring no longer holds the
- * first samples.
+ * stamp (pmon__end_power()): MEAN, the run's, against the meter's power
+ * over the two intervals next to the end, its first samples (FIRST) or
+ * its last; from the history (the node's total) when the ring no longer
+ * holds the first samples.
  */
 static double end_power(int i, int first, double mean)
 {
   const struct pmon_tl *tl = &pmon__g.sh->tl[i];
   uint64_t seq = pmon__tl_seq(tl), k0;
   struct pmon_tl_sample s[3];
-  double p = mean;
+  double p[2];
+  size_t np = 0;
   int n = 0;
 
   if (first && seq > PMON_RING) {
     const struct pmon_state *g = &pmon__g;
 
-    for (size_t k = 1; k < 3 && k < g->hist.n; k++) {
-      double q = pmon__hist_power(&g->hist, k - 1, k);
-
-      p = !isnan(q) && q > p ? q : p;
-    }
-    return p;
+    for (size_t k = 1; k < 3 && k < g->hist.n; k++)
+      p[np++] = pmon__hist_power(&g->hist, k - 1, k);
+    return pmon__end_power(mean, p, np);
   }
   k0 = first || seq < 3 ? 0 : seq - 3;
   for (uint64_t k = k0; k < seq && n < 3; k++)
     if (pmon__tl_get(tl, k, &s[n]) == 0)
       n++;
-  for (int j = 1; j < n; j++) {
-    double q = pmon__tl_power(i, s[j - 1].e, s[j - 1].t_ns, s[j].e,
-                              s[j].t_ns);
-
-    p = !isnan(q) && q > p ? q : p;
-  }
-  return p;
+  for (int j = 1; j < n; j++)
+    p[np++] = pmon__tl_power(i, s[j - 1].e, s[j - 1].t_ns, s[j].e, s[j].t_ns);
+  return pmon__end_power(mean, p, np);
 }
 
 /* The energies in O (a node's "io" or "comm", and what they hold) as the

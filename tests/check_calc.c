@@ -455,6 +455,22 @@ START_TEST(test_share_apply)
 }
 END_TEST
 
+/* A run's end counts its stamp at the highest power around it, never
+ * below the run's mean, NAN intervals left out; an end cut between two
+ * readings is off by a quarter of their spacing times the power's range,
+ * plus the resolution. */
+START_TEST(test_end_power)
+{
+  const double p[3] = {150, NAN, 420};
+
+  ck_assert_double_eq(pmon__end_power(200, p, 3), 420);
+  ck_assert_double_eq(pmon__end_power(200, p, 2), 200);
+  ck_assert_double_eq(pmon__end_power(200, p, 0), 200);
+  ck_assert_double_eq_tol(pmon__cut_bar(100, 300, 0.1, 1), 6, 1e-12);
+  ck_assert_double_eq_tol(pmon__cut_bar(250, 250, 0.1, 0), 0, 1e-12);
+}
+END_TEST
+
 static Suite *suite(void)
 {
   Suite *s = suite_create("calc");
@@ -476,6 +492,7 @@ static Suite *suite(void)
   tcase_add_test(tc, test_hist_halves);
   tcase_add_test(tc, test_run_terms);
   tcase_add_test(tc, test_share_apply);
+  tcase_add_test(tc, test_end_power);
   suite_add_tcase(s, tc);
   return s;
 }
