@@ -333,6 +333,33 @@ fed_in_bar() {
     "$fb_t" "$($JGET "$2" "nodes/$3/energy_err_j")" 0
 }
 
+# region_nodes_in_bar WHAT REPORT REGION MIN_S: each node's part of
+# REGION (regions[].nodes[]) against the power of its feeder (a
+# function "power NODE_NAME" of the test gives its constant watts) over
+# the time its measuring rank spent in it, within the part's own bar.
+# That time lies between MIN_S (what the program slept in the region:
+# no less) and the node's time_s (the longest of its ranks'); with one
+# rank of the node in the region the two are one (MIN_S empty).
+region_nodes_in_bar() {
+  rn_n=$($JGET "$2" "regions/name=$3/nodes/#")
+  rn_i=0
+  while [ "$rn_i" -lt "${rn_n:-0}" ]; do
+    rn_p=regions/name=$3/nodes/$rn_i
+    rn_name=$($JGET "$2" "$rn_p/name")
+    rn_t=$($JGET "$2" "$rn_p/time_s")
+    rn_w=$(power "$rn_name")
+    rn_hi=$(awk -v w="$rn_w" -v t="$rn_t" 'BEGIN { printf "%.6f", w * t }')
+    rn_lo=$rn_hi
+    [ -n "${4:-}" ] && rn_lo=$(awk -v w="$rn_w" -v t="$rn_t" -v m="$4" \
+      'BEGIN { printf "%.6f", w * (m < t ? m : t) }')
+    in_bar "$1: $rn_name's part ($rn_w W x ${4:+$4 to }$rn_t s)" \
+      "$($JGET "$2" "$rn_p/energy_j")" "$rn_lo" "$rn_hi" \
+      "$($JGET "$2" "$rn_p/energy_err_j")" 0
+    rn_i=$((rn_i + 1))
+  done
+  [ "${rn_n:-0}" -gt 0 ] || fail "$1: no nodes in region $3"
+}
+
 # wave_node_near WHAT REPORT SPEC ORIGIN_NS [CHANNEL]: node 0's energy,
 # or its CHANNEL's (none: ""), within the node's own bar (energy_err_j;
 # a channel's terms are part of the node's, which add them) of the truth
