@@ -66,7 +66,7 @@ check_job() {
 # stamps_hold NAME: every reading job NAME's leader recorded holds the
 # instant its value was taken (stamp_check, after stop_emu).
 stamps_hold() {
-  stamp_check "$1: stamps" "$(ls "$TMP/$1.rec"/pmtrace-*-0.jsonl)" "$TMP/$1.taken"
+  stamp_check "$1: stamps" "$(leader_trace "$TMP/$1.rec")" "$TMP/$1.taken"
 }
 
 # truth NAME WAVE T0_NS T1_NS: the exact joules of WAVE over [T0, T1].
@@ -79,7 +79,7 @@ node_energy_near() {
   r=$TMP/$1.json
   t0=$($JGET "$r" nodes/0/monotonic_ns/0)
   t1=$($JGET "$r" nodes/0/monotonic_ns/1)
-  WAVE_TRACE=$(ls "$TMP/$1.rec"/pmtrace-*-0.jsonl)
+  WAVE_TRACE=$(leader_trace "$TMP/$1.rec")
   wave_node_near "$1: node energy over $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }') s" \
     "$r" "$2" "$(cat "$TMP/$1.origin")"
 }
@@ -87,7 +87,7 @@ node_energy_near() {
 # regions_near NAME WAVE: every region's energy against the truth over
 # the instants wave_regions printed, within its own bar.
 regions_near() {
-  WAVE_TRACE=$(ls "$TMP/$1.rec"/pmtrace-*-0.jsonl)
+  WAVE_TRACE=$(leader_trace "$TMP/$1.rec")
   wave_regions_near "$1:" "$TMP/$1.json" "$TMP/$1.out" "$2" \
     "$(cat "$TMP/$1.origin")"
 }

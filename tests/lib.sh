@@ -293,13 +293,17 @@ TRACE_NUM='
       return r + 0
     }'
 
+# leader_trace DIR: the trace of rank 0, the node's leader, that a job
+# recorded with PMON_RECORD=DIR (its readings, samples and regions).
+leader_trace() { ls "$1"/pmtrace-*-0.jsonl 2>/dev/null; }
+
 # wave_explain T0_NS T1_NS: after a figure over [T0, T1] missed its bar,
 # the four intervals between power samples there (of meter 0 in the
-# trace $WAVE_TRACE, when a test names one and meter 0 is a power
-# meter) whose trapezoid may be off
-# the most: jump x (dt / 2 + the longer stamp's half-read), the bound
-# calc/fold.c gives each, so that a miss shows whether a bound was too
-# small for what the trace holds or the stamps were off (stamp_check).
+# trace $WAVE_TRACE, when a test names one and meter 0 is a power meter)
+# whose trapezoid may be off the most: jump x (dt / 2 + the longer
+# stamp's half-read), the bound calc/fold.c gives each, so that a miss
+# shows whether a bound was too small for what the trace holds or the
+# stamps were off (stamp_check).
 wave_explain() {
   [ -n "${WAVE_TRACE:-}" ] && [ -s "$WAVE_TRACE" ] || return 0
   grep -q '^{"read": 0,.*"watts": \[' "$WAVE_TRACE" || return 0

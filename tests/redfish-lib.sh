@@ -45,7 +45,7 @@ truth() { wave_truth "$1" "$ORIGIN" "$2" "$3"; }
 # stamps it off by up to half the read, which the bar holds (CI once
 # read a 0.5 s job 1.1 % low so).
 check_node() {
-  WAVE_TRACE=$(ls "${2%.json}.rec"/pmtrace-*-0.jsonl 2>/dev/null)
+  WAVE_TRACE=$(leader_trace "${2%.json}.rec")
   wave_node_near "$1" "$2" "$3" "$ORIGIN" "${4:-}"
 }
 
@@ -53,7 +53,7 @@ check_node() {
 # wave_regions) lists within its own bar of the truth between its
 # instants (wave_regions_near).
 check_regions() {
-  WAVE_TRACE=$(ls "${2%.json}.rec"/pmtrace-*-0.jsonl 2>/dev/null)
+  WAVE_TRACE=$(leader_trace "${2%.json}.rec")
   wave_regions_near "$1" "$2" "$3" "$4" "$ORIGIN"
 }
 
