@@ -95,31 +95,3 @@ regions_near() {
 # elapsed_near NAME SECONDS: the program was not held up by pmon.
 elapsed_near() { wave_elapsed_near "$1:" "$TMP/$1.out" "$2"; }
 
-# events NAME: the node's events, one per line: T_S TYPE DETAIL; not
-# "shared", which tells what else ran on the machine (meter_events).
-events() {
-  n=$($JGET "$TMP/$1.json" "nodes/0/events/#")
-  i=0
-  while [ "$i" -lt "${n:-0}" ]; do
-    [ "$($JGET "$TMP/$1.json" "nodes/0/events/$i/type")" = shared ] ||
-      printf '%s %s %s\n' "$($JGET "$TMP/$1.json" "nodes/0/events/$i/t_s")" \
-        "$($JGET "$TMP/$1.json" "nodes/0/events/$i/type")" \
-        "$($JGET "$TMP/$1.json" "nodes/0/events/$i/detail")"
-    i=$((i + 1))
-  done
-}
-
-# at_ns NAME T_S: the CLOCK_MONOTONIC ns of T_S seconds after init.
-at_ns() {
-  awk -v a="$($JGET "$TMP/$1.json" nodes/0/monotonic_ns/0)" -v t="$2" \
-    'BEGIN { printf "%.0f\n", a + t * 1e9 }'
-}
-
-# close_to WHAT A_NS B_NS SECONDS: two instants within SECONDS.
-close_to() {
-  if awk -v a="$2" -v b="$3" -v s="$4" 'BEGIN { d = (a - b) / 1e9; if (d < 0) d = -d; exit !(d <= s) }'; then
-    pass "$1 (within $4 s)"
-  else
-    fail "$1: $(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.3f", (a - b) / 1e9 }') s apart, at most $4 s"
-  fi
-}

@@ -196,8 +196,16 @@ feed() {
 # exact energy over the same CLOCK_MONOTONIC instants as the report's.
 
 # wave_truth SPEC ORIGIN_NS T0_NS T1_NS: the exact joules of the waveform
-# SPEC, which started at ORIGIN_NS, from T0_NS to T1_NS.
-wave_truth() { "$WAVE" energy "$1" "$2" "$3" "$4"; }
+# SPEC, which started at ORIGIN_NS, from T0_NS to T1_NS; SPEC+SPEC...
+# the sum of those waveforms (the channels a node's total adds).
+wave_truth() {
+  case $1 in
+    *+*) awk -v a="$("$WAVE" energy "${1%%+*}" "$2" "$3" "$4")" \
+           -v b="$(wave_truth "${1#*+}" "$2" "$3" "$4")" \
+           'BEGIN { printf "%.6f\n", a + b }' ;;
+    *) "$WAVE" energy "$1" "$2" "$3" "$4" ;;
+  esac
+}
 
 # The energy a report gives covers only the time its meter measured: on a
 # busy machine a reading may come too late and its interval is dropped.
@@ -254,11 +262,16 @@ wave_gapless() {
 # the truth over the measured part of SECONDS (its SHARE measured) may
 # differ from TRUTH x SHARE, which takes the part not measured at the
 # mean power: at most that part's time x the waveform's swing (HIGH -
-# LOW; 0 for const).  A busy machine leaves out more (CI: 3 % of 10 s of
-# a 100-300 W square wave, 1.05 % off a truth x share).
+# LOW; 0 for const; a sum's, its terms' added).  A busy machine leaves
+# out more (CI: 3 % of 10 s of a 100-300 W square wave, 1.05 % off a
+# truth x share).
 wave_unmeasured() {
-  echo "$1" | awk -F: -v s="$2" -v c="$3" -v t="$4" '{
-    w = ($1 == "const") ? 0 : $3 - $2; if (w < 0) w = -w
+  echo "$1" | awk -v s="$2" -v c="$3" -v t="$4" '{
+    n = split($0, sum, "+"); w = 0
+    for (i = 1; i <= n; i++) {
+      split(sum[i], f, ":")
+      d = (f[1] == "const") ? 0 : f[3] - f[2]; w += d < 0 ? -d : d
+    }
     if (c == "" || c == "null" || c > 1) c = 1
     print (t > 0) ? 100 * (1 - c) * s * w / t : 0 }'
 }
@@ -296,6 +309,75 @@ TRACE_NUM='
 # leader_trace DIR: the trace of rank 0, the node's leader, that a job
 # recorded with PMON_RECORD=DIR (its readings, samples and regions).
 leader_trace() { ls "$1"/pmtrace-*-0.jsonl 2>/dev/null; }
+
+# node_events REPORT: node 0's events, one a line: T_S TYPE DETAIL; not
+# "shared", which tells what else ran on the machine (meter_events).
+node_events() {
+  ne_i=0 ne_n=$($JGET "$1" "nodes/0/events/#")
+  while [ "$ne_i" -lt "${ne_n:-0}" ]; do
+    [ "$($JGET "$1" "nodes/0/events/$ne_i/type")" = shared ] ||
+      printf '%s %s %s\n' "$($JGET "$1" "nodes/0/events/$ne_i/t_s")" \
+        "$($JGET "$1" "nodes/0/events/$ne_i/type")" \
+        "$($JGET "$1" "nodes/0/events/$ne_i/detail")"
+    ne_i=$((ne_i + 1))
+  done
+}
+
+# at_ns REPORT T_S: the CLOCK_MONOTONIC ns of T_S seconds after node 0's
+# start (its monotonic_ns[0], from which its events' t_s count).
+at_ns() {
+  awk -v a="$($JGET "$1" nodes/0/monotonic_ns/0)" -v t="$2" \
+    'BEGIN { printf "%.0f\n", a + t * 1e9 }'
+}
+
+# event_at REPORT TYPE NS: the detail of node 0's event of TYPE at
+# instant NS, to 1 us (t_s is printed to the 10 ns); status 1 when it
+# has none there.
+event_at() {
+  node_events "$1" | awk -v t="$2" -v x="$3" \
+    -v a="$($JGET "$1" nodes/0/monotonic_ns/0)" '
+    $2 == t { d = a + $1 * 1e9 - x; if (d < 0) d = -d
+              if (d <= 1000) { $1 = $2 = ""; sub(/^  /, ""); print; f = 1; exit } }
+    END { exit !f }'
+}
+
+# same_ns WHAT A_NS B_NS: two instants of the one clock, the same to 1 us.
+same_ns() {
+  if awk -v a="$2" -v b="$3" 'BEGIN { d = a - b; exit !(d <= 1000 && d >= -1000) }'; then
+    pass "$1"
+  else
+    fail "$1: $2 ns, expected $3 ns"
+  fi
+}
+
+# fault_reads TRACE KEY [AFTER_NS]: around the first read of meter 0 in
+# a leader's TRACE that began after AFTER_NS (0) and holds KEY ("error":
+# it failed; "events": the driver saw a reset in it):
+#   "G_T0 G_T1 G_AT F_T0 F_T1 F_BAD R_T0 R_T1 R_AT",
+# G the last good read before it and G_AT its stamp (its sample's "at"),
+# F that read (F_BAD 1 when it failed: its stamp is then its midpoint,
+# lib/meter.c), R the first good read from F on and R_AT its stamp; 0 for
+# what the trace lacks.  Exact instants of the one clock, which the
+# fixtures' logs hold too: a fault's checks need no tolerance of time.
+fault_reads() {
+  awk -v key="\"$2\": " -v after="${3:-0}" "$TRACE_NUM"'
+    /^[{]"read": 0,/ {
+      t0 = num("t0"); t1 = num("t1"); bad = index($0, "\"error\": ") > 0
+      if (f0 == "" && t0 > after && index($0, key)) {
+        f0 = t0; f1 = t1; fbad = bad
+      } else if (f0 == "" && !bad) {
+        g0 = t0; g1 = t1; wg = 1
+      }
+      if (f0 != "" && !bad && r0 == "") { r0 = t0; r1 = t1; wr = 1 }
+      next
+    }
+    /^[{]"sample": 0,/ {
+      if (wg) { ga = num("at"); wg = 0 }
+      if (wr) { ra = num("at"); wr = 0 }
+    }
+    END { printf "%.0f %.0f %.0f %.0f %.0f %d %.0f %.0f %.0f\n", \
+                 g0, g1, ga, f0, f1, fbad, r0, r1, ra }' "$1"
+}
 
 # wave_explain T0_NS T1_NS: after a figure over [T0, T1] missed its bar,
 # the four intervals between power samples there (of meter 0 in the
@@ -497,16 +579,35 @@ same() {
 # widened by half the longer of the two readings' durations and by the
 # feeder's 5 ms of lateness (tests/pmfeed.c, LATE) and 1 ms, must hold an
 # instant at which the fixture published (LOG: "NS WATTS" a line, pmfeed
-# --log).  SHIFT_NS moves every stamp, to show the check can fail.
-# Prints the verdict's line; status 1 when a stamp missed.
+# --log).  A log whose lines carry a third figure, the counter's value
+# then in joules ("NS WATTS JOULES", redfish-peer.py --taken), holds the
+# reads too: each good read, between its t0 and t1, must hold an instant
+# at which the fixture served its first channel's count (mJ, to 1): a
+# counter the fixture computes at each request publishes at every read,
+# and the sample's err_s (up to an interval) is then wider than any
+# shift.  SHIFT_NS moves every stamp and read, to show the check can
+# fail.  Prints the verdict's line; status 1 when a stamp missed.
 stamp_check_run() {
   awk -v m="${4:-0}" -v shift="${5:-0}" "$TRACE_NUM"'
-    BEGIN { nc = 0; k = 0 }
-    FNR == NR { c[nc++] = $1 + 0; next }
+    BEGIN { nc = 0; k = 0; kr = 0 }
+    FNR == NR { if (NF >= 3) { j[nc] = $3 + 0; hasj = 1 }
+                c[nc++] = $1 + 0; next }
     $0 ~ "^[{]\"read\": " m "," && index($0, "\"raw\": [") {
       raw = substr($0, index($0, "\"raw\": ["))
       sub(/\].*/, "", raw)
       t0 = num("t0"); t1 = num("t1")
+      if (hasj) {
+        v = substr(raw, 9) + 0; a = t0 + shift; b = t1 + shift
+        reads++
+        while (kr < nc && c[kr] < a) kr++
+        ok = 0
+        for (i = kr; i < nc && c[i] <= b; i++) {
+          d = int(j[i] * 1000 + 0.5) - v
+          if (d <= 1 && d >= -1) ok = 1
+        }
+        if (!ok && missed++ < 3)
+          printf "  read %.0f..%.0f, %.0f mJ: not served in it\n", a, b, v
+      }
       if (index($0, "\"try\": ") == 0 || num("try") == 0) {
         pspan = span; rs = t0
       }
@@ -530,8 +631,12 @@ stamp_check_run() {
       }
     }
     END {
-      printf "%d new values, %d stamps missed\n", checked, missed
-      exit (checked == 0 || missed > 0)
+      if (hasj)
+        printf "%d new values, %d reads, %d stamps missed\n", checked, \
+               reads, missed
+      else
+        printf "%d new values, %d stamps missed\n", checked, missed
+      exit (checked == 0 || missed > 0 || (hasj && reads == 0))
     }' "$3" "$2"
 }
 # stamp_check_power_run WHAT TRACE LOG [METER [SHIFT_NS]]: as

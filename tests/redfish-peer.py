@@ -42,8 +42,9 @@ request that sees a newly published value waits S seconds first (a BMC
 that computes it on a cache miss), and the others are answered at once.
 With --taken F, each reading document served (EnvironmentMetrics, Power)
 adds "NS WATTS" to F: the CLOCK_MONOTONIC instant its values were taken
-and the chassis power then, so that a test can hold each of the driver's
-stamps to it.  Standard library only.
+and the chassis power then, and "NS WATTS JOULES" for an
+EnvironmentMetrics that carries EnergyJoules, its Reading: a test holds
+each of the driver's stamps, and each counter read, to it.  Standard library only.
 """
 import argparse
 import base64
@@ -124,14 +125,16 @@ class Peer:
         self.chassis = self.root + "/Chassis/" + args.chassis
         self.taken = open(args.taken, "a") if args.taken else None
 
-    def took(self, path, now):
-        """Log the instant a reading document's values were taken."""
+    def took(self, path, now, doc):
+        """Log the instant a reading document DOC's values were taken."""
         if self.taken is None or not path.endswith(
                 ("/EnvironmentMetrics", "/Power")):
             return
+        line = "%d %.9g" % (now, self.wave.power((now - self.origin) * 1e-9))
+        if doc is not None and "EnergyJoules" in doc:
+            line += " %.17g" % doc["EnergyJoules"]["Reading"]
         with self.lock:
-            self.taken.write("%d %.9g\n" % (
-                now, self.wave.power((now - self.origin) * 1e-9)))
+            self.taken.write(line + "\n")
             self.taken.flush()
 
     def counted(self):
@@ -173,8 +176,13 @@ class Peer:
     def resource(self, path):
         """The document at PATH, as of now, or None."""
         now = time.monotonic_ns()
+        doc = self.document(path, now)
+        self.took(path, now, doc)
+        return doc
+
+    def document(self, path, now):
+        """The document at PATH as of NOW, or None."""
         x = (now - self.origin) * 1e-9
-        self.took(path, now)
         if path == self.root:
             return {"@odata.id": self.root, "Id": "RootService",
                     "RedfishVersion": "1.15.0",
