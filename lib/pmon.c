@@ -446,6 +446,7 @@ static int finalize_locked(void)
                    pmon__comm_json());
   if (mine == NULL)
     mine = json_array();
+  pmon__trace_record(json_array_get(mine, 0));
   rc = keep_first(rc, pmon__tree_gather(g->mpi ? g->node : MPI_COMM_NULL,
                                         mine, &ranks));
   /* The node records and the job's regions up the leaders' tree. */

@@ -23,6 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "pmon.h"
 #include "core.h"
 #include "env.h"
@@ -454,6 +456,23 @@ void pmon__trace_region(int tid, int begin, const char *name, uint64_t t,
   if (tr.f != NULL)
     fwrite_unlocked(b, 1, n, tr.f); /* tr.lock is the stream's lock */
   pthread_mutex_unlock(&tr.lock);
+}
+
+void pmon__trace_record(json_t *rank)
+{
+  char *text;
+
+  if (!pmon__tracing)
+    return;
+  /* Reals to 17 digits: the replay's figures are the job's, to 1e-9. */
+  text = json_dumps(rank, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  pthread_mutex_lock(&tr.lock);
+  if (tr.f != NULL && text == NULL)
+    trace_lost("out of memory");
+  else if (tr.f != NULL)
+    fprintf(tr.f, "{\"record\": %s}\n", text);
+  pthread_mutex_unlock(&tr.lock);
+  free(text);
 }
 
 void pmon__trace_close(void)

@@ -4,8 +4,9 @@
  *
  * Each rank writes one file of JSON Lines, DIR/pmtrace-JOB-NODE-RANK.jsonl:
  * its header, and then, as they happen, its region calls and its run's
- * span; a node's leader adds its meters, every try of every reading and
- * init's and finalize's waits.  Times are CLOCK_MONOTONIC ns, the
+ * span, and at finalize its I/O and communication record; a node's leader
+ * adds its meters, every try of every reading and init's and finalize's
+ * waits.  Times are CLOCK_MONOTONIC ns, the
  * library's own clock (base/clock.h).  Until the job's name is known
  * (init's end) the lines go to memory; then to the file.  Nothing here
  * reads the clock: every line says what its caller saw.
@@ -19,6 +20,7 @@
 #include <stdint.h>
 
 struct pmon_try;
+struct json_t;
 
 /* Whether this process records: set by pmon__trace_config() before any
  * thread of pmon's starts, cleared by pmon__trace_close() after they have
@@ -59,6 +61,12 @@ void pmon__trace_waited(int i);
  * before it, T 0 for a call inside another of the same name. */
 void pmon__trace_region(int tid, int begin, const char *name, uint64_t t,
                         const uint64_t *seq, int nmeters);
+
+/* This rank's record at finalize, as its node's leader takes it
+ * ({rank, local, io, comm}: lib/pmon.c; its I/O phases and communication
+ * slots in ns after init): replay makes the node's I/O and communication
+ * figures of the ranks' records, as the leader does. */
+void pmon__trace_record(struct json_t *rank);
 
 /* At teardown: the file flushed and closed. */
 void pmon__trace_close(void);

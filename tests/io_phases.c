@@ -28,6 +28,12 @@
  * IO_PHASES_CLOCK=FILE:KHZ each pause is longer by KHZ over the clock
  * limit in FILE (kHz, a scaling_max_freq of a fixture) as it begins: I/O
  * that slows with the clock (advise-clock.test).
+ *
+ * With IO_PHASES_LOG=PREFIX each rank logs every MPI-IO call it makes to
+ * PREFIX.RANK, one line each, "OP T0_NS T1_NS": open, write, read,
+ * close or delete (rank 0's, of the file, at the end), and CLOCK_MONOTONIC just before the call and just after it, so
+ * that a test holds the instants pmon stamped each call at (inside) and
+ * the phases it made of them to the program's own.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +78,24 @@ static double clock_factor(void)
   return f > 0 && khz > 0 ? khz / f : 1;
 }
 
+/* IO_PHASES_LOG's stream, NULL without it. */
+static FILE *calls;
+
+static long long now_ns(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Log call OP, begun at T0 (now_ns()) and just returned. */
+static void logged(const char *op, long long t0)
+{
+  if (calls != NULL)
+    fprintf(calls, "%s %lld %lld\n", op, t0, now_ns());
+}
+
 static void pause_for(double s)
 {
   struct timespec nap;
@@ -88,7 +112,7 @@ int main(int argc, char **argv)
   double secs = argc > 3 ? atof(argv[3]) : 0.4;
   double idle = argc > 4 ? atof(argv[4]) : 0.3, total = 0;
   double t_open = 0, pre = 0, close_s, meta[2] = {0, 0};
-  long long bytes = 0, all = 0;
+  long long bytes = 0, all = 0, t_call;
   long blocks = getenv("IO_PHASES_BLOCKS") ? atol(getenv("IO_PHASES_BLOCKS"))
                                            : 0;
   double *spans; /* rank 0: each phase's ranks' start and end */
@@ -111,10 +135,21 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return 2;
   }
+  if (getenv("IO_PHASES_LOG") != NULL) {
+    char path[4096];
+
+    snprintf(path, sizeof path, "%s.%d", getenv("IO_PHASES_LOG"), rank);
+    if ((calls = fopen(path, "w")) == NULL) {
+      fprintf(stderr, "io_phases: %s: cannot make it\n", path);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
   t_open = MPI_Wtime();
+  t_call = now_ns();
   check(MPI_File_open(MPI_COMM_WORLD, argv[1],
                       MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
         "MPI_File_open");
+  logged("open", t_call);
   for (int p = 0; p < phases; p++) {
     double t0, t1, first, last;
     MPI_Offset base = (MPI_Offset)rank * SLOTS * BLOCK;
@@ -130,10 +165,14 @@ int main(int argc, char **argv)
          i++) {
       MPI_Offset off = base + (MPI_Offset)(i % SLOTS) * BLOCK;
 
+      t_call = now_ns();
       check(MPI_File_write_at(fh, off, buf, BLOCK, MPI_BYTE,
                               MPI_STATUS_IGNORE), "MPI_File_write_at");
+      logged("write", t_call);
+      t_call = now_ns();
       check(MPI_File_read_at(fh, off, buf, BLOCK, MPI_BYTE,
                              MPI_STATUS_IGNORE), "MPI_File_read_at");
+      logged("read", t_call);
       bytes += 2 * BLOCK;
       if (pace > 0)
         pause_for(pace * clock_factor());
@@ -156,7 +195,9 @@ int main(int argc, char **argv)
     pmon_region_end("idle");
   }
   close_s = MPI_Wtime();
+  t_call = now_ns();
   check(MPI_File_close(&fh), "MPI_File_close");
+  logged("close", t_call);
   close_s = MPI_Wtime() - close_s;
   MPI_Reduce(&pre, &meta[0], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&close_s, &meta[1], 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -169,7 +210,13 @@ int main(int argc, char **argv)
         printf("span %d %d %.6f %.6f\n", p, r,
                spans[((size_t)p * size + (size_t)r) * 2],
                spans[((size_t)p * size + (size_t)r) * 2 + 1]);
+    t_call = now_ns();
     MPI_File_delete(argv[1], MPI_INFO_NULL);
+    logged("delete", t_call);
+  }
+  if (calls != NULL && fclose(calls) != 0) {
+    fprintf(stderr, "io_phases: IO_PHASES_LOG: cannot write\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
   free(spans);
   MPI_Finalize();

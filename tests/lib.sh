@@ -92,41 +92,83 @@ near() {
   fi
 }
 
-# io_time WHAT PHASE_TIME IO_TIME META_TIME: a node's I/O phase time
-# against what tests/io_phases measured itself: at least 80 % of its
-# phases' span (a rank held up between two calls for more than the merge
-# gap splits a phase), at most that plus the open and close around them
-# and 10 ms per phase of merge gap (a busy machine stretches both).
-# With SPLIT (the node counted more phases than the program ran, with
-# its open and close: a rank was held up beyond the merge gap), the time
-# it was held up is left out by design, and only the upper bound holds.
-io_time() {
-  it_lo=0.8
-  [ -n "${5:-}" ] && it_lo=0
-  if awk -v v="$2" -v t="$3" -v m="$4" -v lo="$it_lo" 'BEGIN {
-       exit !(v != "null" && v >= lo * t && v <= t + m + 0.05) }'; then
-    pass "$1: $2 s, within [$it_lo x $3, $3 + $4 + 0.05] s${5:+ ($5)}"
+# io_calls_check WHAT DIR LOG REPORT NODE: node NODE's I/O as pmon made
+# it, against the calls tests/io_phases made (IO_PHASES_LOG=LOG: each
+# rank's LOG.RANK) in a job recorded in DIR (PMON_RECORD): for each of
+# its ranks, the record its trace ends with (its I/O phases, as its
+# leader took them) counts the rank's calls, each call (from just before
+# it to just after it) meets one of its phases (pmon stamped it inside
+# and put it in a phase: nothing lost), and each phase lies within the
+# calls merged over the rank's gap (gap_s: no phase where the rank made
+# no call); the node's phase_time_s is the union of those phases.  No
+# time is guessed: the program's instants and pmon's are of the one
+# clock, but for pmon's conversion of the TSC it stamps with (lib/io.c,
+# anchor()), off by IO_TSC_NS at most.
+IO_TSC_NS=50000
+io_calls_check() {
+  : > "$TMP/io-union"
+  ic_n=0 ic_bad=0
+  for ic_f in $(node_traces "$2" "$5"); do
+    ic_r=${ic_f##*-} ic_n=$((ic_n + 1))
+    ic_r=${ic_r%.jsonl}
+    if ! grep '^{"record": ' "$ic_f" > "$TMP/io-rec"; then
+      fail "$1: rank $ic_r: no record line in $ic_f"
+      continue
+    fi
+    ic_z=$(sed -n 's/^{"init": \([0-9]*\),.*/\1/p' "$ic_f" | head -n 1)
+    "$JGET" "$TMP/io-rec" record/io/phases | tr -d '[] ' | tr ',' '\n' |
+      awk -v z="$ic_z" 'NR % 3 == 1 { a = $1 }
+        NR % 3 == 2 { printf "%.0f %.0f\n", z + a, z + $1 }' |
+      sort -n > "$TMP/io-ph"
+    cat "$TMP/io-ph" >> "$TMP/io-union"
+    ic_l=$3.$ic_r
+    equal "$1: rank $ic_r: writes" "$("$JGET" "$TMP/io-rec" record/io/writes)" \
+      "$(grep -c '^write ' "$ic_l")"
+    equal "$1: rank $ic_r: reads" "$("$JGET" "$TMP/io-rec" record/io/reads)" \
+      "$(grep -c '^read ' "$ic_l")"
+    equal "$1: rank $ic_r: meta_ops" "$("$JGET" "$TMP/io-rec" record/io/meta_ops)" \
+      "$(grep -c '^open \|^close \|^delete ' "$ic_l")"
+    if ic_v=$(awk -v g="$("$JGET" "$TMP/io-rec" record/io/gap_s)" -v eps="$IO_TSC_NS" '
+        BEGIN { np = ns = k = j = 0 }
+        FNR == NR { p0[np] = $1; p1[np++] = $2; next }
+        { b = $2 + 0; a = $3 + 0; calls++
+          while (k < np && p1[k] + eps < b) k++
+          if (k >= np || p0[k] - eps > a) {
+            if (lost++ < 3) printf "  %s %.0f..%.0f: in no phase\n", $1, b, a
+          } else {
+            d = p0[k] - a; if (d > near) near = d; d = b - p1[k]; if (d > near) near = d
+          }
+          if (ns > 0 && b - se <= g * 1e9) { if (a > se) se = a }
+          else { s0[ns] = b; ns++; se = a }
+          s1[ns - 1] = se }
+        END {
+          for (i = 0; i < np; i++) {
+            while (j < ns && s1[j] < p0[i] - eps) j++
+            over = j < ns ? s0[j] - p0[i] : 1e18
+            if (j < ns && p1[i] - s1[j] > over) over = p1[i] - s1[j]
+            if (over > eps) {
+              if (outside++ < 3) printf "  phase %.0f..%.0f: outside the calls\n", p0[i], p1[i]
+            } else if (over > worst) worst = over
+          }
+          printf "%d calls in %d phases (%d segments of calls): %d in none, " \
+                 "%d phases outside them; the closest misses %.0f ns, %.0f ns\n", \
+                 calls, np, ns, lost, outside, near, worst
+          exit (calls == 0 || lost > 0 || outside > 0) }' "$TMP/io-ph" "$ic_l"); then
+      pass "$1: rank $ic_r: $(echo "$ic_v" | tail -n 1)"
+    else
+      fail "$1: rank $ic_r: $ic_v"
+    fi
+  done
+  [ "$ic_n" -gt 0 ] || { fail "$1: no trace of $5 in $2"; return; }
+  ic_u=$(sort -n "$TMP/io-union" | awk '
+    { if (n++ && $1 <= e) { if ($2 > e) e = $2 } else { t += e - s; s = $1; e = $2 } }
+    END { printf "%.9f\n", (t + e - s) / 1e9 }')
+  ic_p=$("$JGET" "$4" "nodes/name=$5/io/phase_time_s")
+  if awk -v a="$ic_p" -v b="$ic_u" 'BEGIN { d = a - b; exit !(d <= 1e-9 && d >= -1e-9) }'; then
+    pass "$1: phase_time_s $ic_p s, the union of its $ic_n ranks' phases"
   else
-    fail "$1: $2 s, not within [$it_lo x $3, $3 + $4 + 0.05] s${5:+ ($5)}"
+    fail "$1: phase_time_s $ic_p s, the union of its $ic_n ranks' phases $ic_u s"
   fi
-}
-
-# node_io_time OUT REPORT NODE: the I/O time of NODE's ranks as
-# tests/io_phases measured it (the "span" lines of its output OUT): per
-# phase, from the first of them to start to the last to end, summed.  A
-# node's own: on a busy machine one node's rank may start or end a phase
-# late, which the job-wide io_time_s counts and the other node does not.
-# The node's ranks are its leader_rank and the ranks after it in REPORT (a
-# launcher that places ranks in blocks).
-node_io_time() {
-  nt_a=$($JGET "$2" "nodes/name=$3/leader_rank")
-  nt_n=$($JGET "$2" "nodes/name=$3/ranks")
-  awk -v a="$nt_a" -v n="$nt_n" '
-    $1 == "span" && $3 >= a && $3 < a + n {
-      if (!($2 in lo) || $4 < lo[$2]) lo[$2] = $4
-      if (!($2 in hi) || $5 > hi[$2]) hi[$2] = $5
-    }
-    END { for (p in lo) s += hi[p] - lo[p]; printf "%.6f\n", s }' "$1"
 }
 
 # fed_near WHAT VALUE WATTS REPORT DIR [NODE]: VALUE, a node's mean power
@@ -305,6 +347,15 @@ TRACE_NUM='
       sub(/^\[/, "", r)
       return r + 0
     }'
+
+# node_traces DIR NODE: the trace files of node NODE that a job recorded
+# in DIR, one a line: those whose header names it (a job's name may hold
+# a host's, as "-h1-" does, which a glob on the file's name would take).
+node_traces() {
+  for nt_f in "$1"/pmtrace-*.jsonl; do
+    head -n 1 "$nt_f" | grep -q "\"node\": \"$2\"" && echo "$nt_f"
+  done
+}
 
 # leader_trace DIR: the trace of rank 0, the node's leader, that a job
 # recorded with PMON_RECORD=DIR (its readings, samples and regions).
@@ -687,23 +738,39 @@ stamp_check() {
   esac
 }
 
-# replay_check WHAT REPORT DIR: the trace that the job of REPORT recorded
-# in DIR (PMON_RECORD=DIR) replayed by pmon-report replay: its node's
-# figures and, for a job of one node, every region's, with their bars,
-# the report's to 1e-9 (docs/trace-format.md).  The replay is
-# DIR.replay.json.
+# replay_check WHAT REPORT DIR [NODE]: the trace that the job of REPORT
+# recorded in DIR (PMON_RECORD=DIR) replayed by pmon-report replay, for
+# its node NODE (an index of nodes, 0 by default): its node's figures,
+# its MPI-IO and communication figures (from the ranks' records) where
+# the job had some, and, for a job of one node, every region's, with
+# their bars, the report's to 1e-9 (docs/trace-format.md).  The replay
+# is DIR.replay.json.
 replay_check() {
-  rc_l=$2 rc_p=$3.replay.json
-  rc_node=$($JGET "$rc_l" nodes/0/name)
+  rc_l=$2 rc_p=$3.replay.json rc_x=nodes/${4:-0}
+  rc_node=$($JGET "$rc_l" $rc_x/name)
+  [ -n "${4:-}" ] && rc_p=$3.$rc_node.replay.json
   "$top_builddir/tools/pmon-report" replay -o "$rc_p" \
-    "$3"/pmtrace-*-"$rc_node"-*.jsonl > "$3.rout" 2>&1
+    $(node_traces "$3" "$rc_node") > "$3.rout" 2>&1
   equal "$1: replay: exit status" $? 0
   sed 's/^/  | /' "$3.rout"
   for rc_k in energy_j energy_err_j wall_s power_w monotonic_ns/0 \
               monotonic_ns/1 coverage/0/covered_s; do
-    same "$1: replay: node $rc_k" "$($JGET "$rc_l" nodes/0/$rc_k)" \
+    same "$1: replay: node $rc_k" "$($JGET "$rc_l" $rc_x/$rc_k)" \
       "$($JGET "$rc_p" nodes/0/$rc_k)"
   done
+  if [ "$($JGET "$rc_l" $rc_x/io)" != null ]; then
+    for rc_k in bytes_read bytes_written phases phase_time_s energy_j \
+                energy_err_j power_w; do
+      same "$1: replay: node io/$rc_k" "$($JGET "$rc_l" $rc_x/io/$rc_k)" \
+        "$($JGET "$rc_p" nodes/0/io/$rc_k)"
+    done
+  fi
+  if [ "$($JGET "$rc_l" $rc_x/comm)" != null ]; then
+    for rc_k in calls bytes time_s energy_j energy_err_j; do
+      same "$1: replay: node comm/$rc_k" "$($JGET "$rc_l" $rc_x/comm/$rc_k)" \
+        "$($JGET "$rc_p" nodes/0/comm/$rc_k)"
+    done
+  fi
   [ "$($JGET "$rc_l" job/nodes)" = 1 ] || return 0
   rc_n=$($JGET "$rc_l" regions/#)
   equal "$1: replay: regions" "$($JGET "$rc_p" regions/#)" "$rc_n"

@@ -14,9 +14,12 @@
  * ranks merge theirs, and the node record and the report made as
  * pmon_finalize() makes them (pmon__node_record(), pmon__report()).
  *
- * Not replayed, and so not in the report: the shared-node split (the
- * node's figures are as with PMON_SHARE=off), the ranks' MPI-IO and
- * communication figures, the CPU times and clocks of the timeline.
+ * The ranks' MPI-IO and communication figures are made of their
+ * "record" lines (each rank's I/O phases and call slots, as the leader
+ * gathered them: pmon__io_node(), pmon__comm_node()), when every rank's
+ * file has one.  Not replayed, and so not in the report: the shared-node
+ * split (the node's figures are as with PMON_SHARE=off), the CPU times
+ * and clocks of the timeline.
  *
  * A line that cannot be taken stops the replay with one line on stderr,
  * "pmon-report: replay: FILE:LINE: what: why", and exit status 1.
@@ -64,6 +67,7 @@ struct rank {
   int nthreads;
   void *tid[TIDS_MAX];
   int finalized;
+  json_t *record; /* its "record" line: {rank, local, io, comm}, or NULL */
 };
 
 static char *buf;
@@ -491,6 +495,75 @@ static int seq_of(json_t *o, uint64_t t, uint64_t *seq)
   return 0;
 }
 
+/* Whether V is an array of N integers from 0 on (N 0: any number). */
+static int naturals(json_t *v, size_t n)
+{
+  json_t *x;
+  size_t i;
+
+  if (!json_is_array(v) || (n > 0 && json_array_size(v) != n))
+    return 0;
+  json_array_foreach(v, i, x)
+    if (!json_is_integer(x) || json_integer_value(x) < 0)
+      return 0;
+  return 1;
+}
+
+/* Whether the number at KEY of O is at least MIN (MORE: more than). */
+static int at_least(json_t *o, const char *key, double min, int more)
+{
+  json_t *v = json_object_get(o, key);
+
+  return json_is_number(v) && isfinite(json_number_value(v)) &&
+         (more ? json_number_value(v) > min : json_number_value(v) >= min);
+}
+
+/* Whether REC is a rank's record as lib/pmon.c writes it: its I/O
+ * (lib/io.c, rank_json()) and calls (lib/comm.c, pmon__comm_json()) null
+ * or of their shapes: counts and times whole and not negative, each I/O
+ * phase [start, end, bytes] with start <= end, each slot [index, ns]. */
+static int record_ok(json_t *rec)
+{
+  static const char *const counts[] = {"bytes_read", "bytes_written",
+                                       "reads", "writes", "meta_ops",
+                                       "errors", "time_ns"};
+  json_t *io = json_object_get(rec, "io"), *comm = json_object_get(rec, "comm");
+  json_t *p;
+  size_t i;
+
+  if (!json_is_object(rec))
+    return 0;
+  if (io != NULL && !json_is_null(io)) {
+    if (!json_is_object(io) || !at_least(io, "gap_s", 0, 0) ||
+        !json_is_array(json_object_get(io, "phases")))
+      return 0;
+    for (i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+      json_t *v = json_object_get(io, counts[i]);
+
+      if (v != NULL && (!json_is_integer(v) || json_integer_value(v) < 0))
+        return 0;
+    }
+    json_array_foreach(json_object_get(io, "phases"), i, p)
+      if (!naturals(p, 3) || json_integer_value(json_array_get(p, 0)) >
+                               json_integer_value(json_array_get(p, 1)))
+        return 0;
+  }
+  if (comm != NULL && !json_is_null(comm)) {
+    if (!json_is_object(comm) || !at_least(comm, "slot_ns", 0, 1) ||
+        !at_least(comm, "slot0_ns", 0, 0) ||
+        !json_is_array(json_object_get(comm, "rows")) ||
+        !json_is_array(json_object_get(comm, "slots")))
+      return 0;
+    json_array_foreach(json_object_get(comm, "rows"), i, p)
+      if (!naturals(p, 5))
+        return 0;
+    json_array_foreach(json_object_get(comm, "slots"), i, p)
+      if (!naturals(p, 2))
+        return 0;
+  }
+  return 1;
+}
+
 /* The lines of rank R the timeline has reached: 0, or 1 after saying
  * what is wrong.  *WAITING: 1 when a line waits for samples. */
 static int take(struct rank *r, int *waiting)
@@ -528,6 +601,13 @@ static int take(struct rank *r, int *waiting)
         pmon__g.t_fin_ns = (uint64_t)t;
         wall(o, &pmon__g.wall_end);
       }
+    } else if (json_object_get(o, "record") != NULL) {
+      if (!record_ok(json_object_get(o, "record")))
+        return bad(s, "record: {rank, local, io, comm} expected, io and "
+                   "comm null or as lib/pmon.c writes them (whole counts "
+                   "and times, not negative; phases [start, end, bytes])");
+      json_decref(r->record);
+      r->record = json_incref(json_object_get(o, "record"));
     } else if (json_object_get(o, "tid") != NULL) {
       begin = json_object_get(o, "begin") != NULL;
       name = json_object_get(o, begin ? "begin" : "end");
@@ -632,6 +712,8 @@ static void forget(struct rank *rk, int n)
     pmon__regions_free();
     rk[k].threads = NULL;
     rk[k].nthreads = 0;
+    json_decref(rk[k].record);
+    rk[k].record = NULL;
   }
   pmon__regions_free();
   pmon__hist_free();
@@ -652,7 +734,7 @@ static void forget(struct rank *rk, int n)
   g->t_init_ns = g->t_end_ns = g->t_fin_ns = 0;
   memset(&g->wall_start, 0, sizeof g->wall_start);
   memset(&g->wall_end, 0, sizeof g->wall_end);
-  g->rank = g->size = 0;
+  g->rank = g->size = g->local_size = 0;
 }
 
 static const char *const usage =
@@ -669,9 +751,9 @@ int report_replay(int argc, char **argv)
   struct rank *rk = NULL;
   struct src ms = {0};
   struct pmon_rtab tab;
-  json_t *hdr = NULL, *nodes = NULL, *rec;
+  json_t *hdr = NULL, *nodes = NULL, *rec, *ranks = NULL;
   char node[256] = "", job[sizeof g->jobid] = "", def[PATH_MAX];
-  int c, n = 0, status = 1, waiting, rc;
+  int c, n = 0, nrec = 0, status = 1, waiting, rc;
 
   opterr = 0;
   optind = 1;
@@ -838,8 +920,17 @@ int report_replay(int argc, char **argv)
     pmon__rtab_free(&mine);
     leave(&rk[k], -1);
   }
+  /* The ranks' I/O and communication, as the leader gathered them: the
+   * node's figures of them when every rank's file has its record. */
+  for (int k = 0; k < n; k++)
+    if (rk[k].record != NULL)
+      nrec++;
+  if (nrec == n && (ranks = json_array()) != NULL)
+    for (int k = 0; k < n; k++)
+      json_array_append(ranks, rk[k].record);
   g->rank = 0;
-  rec = pmon__node_record(NULL, &tab);
+  g->local_size = n;
+  rec = pmon__node_record(ranks, &tab);
   nodes = json_array();
   if (rec == NULL || nodes == NULL) {
     report_say(1, CMD, "out of memory");
@@ -864,6 +955,7 @@ int report_replay(int argc, char **argv)
 out:
   json_decref(hdr);
   json_decref(nodes);
+  json_decref(ranks);
   close_src(&ms);
   for (int k = 0; k < n; k++)
     close_src(&rk[k].s);
