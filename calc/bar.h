@@ -26,6 +26,28 @@ static inline double pmon__err_combine(double lin, double bound, double sq)
   return lin + (rss < bound ? rss : bound);
 }
 
+/*
+ * The bound that always holds, of the same terms: LIN plus every b_i
+ * added (BOUND), the worst case of each taken at once (docs/report-
+ * format.md, "How the terms add").  Given what each meter is documented
+ * to do, a figure is never further than this from its truth; the bar is
+ * the 95 % interval inside it.  A report gives both (energy_err_max_j
+ * beside energy_err_j): one job's figure held to the bar may miss it by
+ * design, one in twenty at most; held to the bound, never.
+ */
+static inline double pmon__err_max(double lin, double bound)
+{
+  return lin + bound;
+}
+
+/* The bound MAX of energy E as the job's share F +- F_ERR of it: F MAX +
+ * |E| F_ERR, the two added as bounds do. */
+static inline double pmon__share_max(double f, double f_err, double e,
+                                     double max)
+{
+  return f * max + fabs(e) * f_err;
+}
+
 /* As pmon__err_combine(), for errors of which a part, whose bounds sum
  * to LEAN, may go one way for every boundary alike (a region's
  * boundaries left to interpolation, lib/region.c): that part adds to the

@@ -315,8 +315,10 @@ json_t *pmon__comm_json(void)
 struct table {
   struct acc {
     double calls, bytes, time, energy, err; /* ERR: energy's error bar */
+    double emax;                            /* its bound */
   } a[PMON_COMM_NCALLS][PMON_COMM_BINS];
   double calls, bytes, time, energy, err;
+  double emax; /* the energy's bound (pmon__err_max()), the ranks' added */
   int any;
 };
 
@@ -353,14 +355,15 @@ static json_t *table_json(const struct table *t, int energy)
       if (a->calls <= 0)
         continue;
       json_array_append_new(
-        by, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o, s:o, s:o}",
+        by, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o}",
                       "call", call_names[c], "size_min",
                       (json_int_t)pmon__comm_bin_min(k), "size_max",
                       (json_int_t)pmon__comm_bin_max(k),
                       "calls", (json_int_t)a->calls, "bytes",
                       (json_int_t)a->bytes, "time_s", a->time, "energy_j",
                       num_or_null(e), "energy_err_j",
-                      num_or_null(energy ? a->err : NAN), "s_per_byte",
+                      num_or_null(energy ? a->err : NAN), "energy_err_max_j",
+                      num_or_null(energy ? a->emax : NAN), "s_per_byte",
                       num_or_null(ratio(a->time, a->bytes)), "j_per_byte",
                       num_or_null(ratio(e, a->bytes))));
     }
@@ -371,10 +374,13 @@ static json_t *table_json(const struct table *t, int energy)
                 "s_per_byte", num_or_null(ratio(t->time, t->bytes)),
                 "j_per_byte",
                 num_or_null(ratio(energy ? t->energy : NAN, t->bytes)));
-  if (o != NULL)
+  if (o != NULL) {
+    json_object_set_new(o, "energy_err_max_j",
+                        num_or_null(energy ? t->emax : NAN));
     json_object_set_new(o, "calls_by", by);
-  else
+  } else {
     json_decref(by);
+  }
   return o;
 }
 
@@ -506,12 +512,14 @@ static int add_rank(struct table *t, json_t *r, int nranks)
     a->time += ns * 1e-9;
     a->energy += ticks > 0 && ok ? e * ns / ticks : 0;
     a->err += ticks > 0 && ok ? bar * ns / ticks : 0;
+    a->emax += ticks > 0 && ok ? pmon__err_max(err[0], err[1]) * ns / ticks : 0;
     t->calls += (double)json_integer_value(json_array_get(row, 2));
     t->bytes += (double)json_integer_value(json_array_get(row, 3));
     t->time += ns * 1e-9;
   }
   t->energy += ok ? e : 0;
   t->err += ok ? bar : 0;
+  t->emax += ok ? pmon__err_max(err[0], err[1]) : 0;
   t->any = 1;
   return ok ? 0 : -1;
 }
@@ -558,6 +566,9 @@ static void add_row(struct table *t, json_t *row)
   a->err += json_is_number(json_object_get(row, "energy_err_j"))
               ? json_number_value(json_object_get(row, "energy_err_j"))
               : NAN;
+  a->emax += json_is_number(json_object_get(row, "energy_err_max_j"))
+               ? json_number_value(json_object_get(row, "energy_err_max_j"))
+               : NAN;
 }
 
 /* The job's calls from the nodes' records: null when no node has any.
@@ -588,6 +599,9 @@ json_t *pmon__comm_job(json_t *nodes)
       t->err += json_is_number(json_object_get(r, "energy_err_j"))
                   ? json_number_value(json_object_get(r, "energy_err_j"))
                   : NAN;
+      t->emax += json_is_number(json_object_get(r, "energy_err_max_j"))
+                   ? json_number_value(json_object_get(r, "energy_err_max_j"))
+                   : NAN;
       est |= json_is_true(json_object_get(node, "estimated"));
     } else {
       without++;

@@ -992,6 +992,10 @@ json_t *pmon__io_node(json_t *ranks, json_t **files_out, int final)
   bar = pmon__err_combine(err[0], err[1], err[2]);
   json_object_set_new(o, "energy_err_j",
                       num_or_null(isfinite(energy) ? bar : NAN));
+  json_object_set_new(o, "energy_err_max_j",
+                      num_or_null(isfinite(energy)
+                                    ? pmon__err_max(err[0], err[1])
+                                    : NAN));
   json_object_set_new(o, "power_w",
                       num_or_null(ptime > 0 ? energy / ptime : NAN));
   json_object_set_new(o, "gap_s", json_real(gap_s));
@@ -1030,7 +1034,7 @@ json_t *pmon__io_job(json_t *nodes)
 {
   json_t *o = NULL, *node, *lists = json_array();
   double time_s = 0, ptime = 0, energy = 0, power = 0, gap_s = 0, mb;
-  double err = 0; /* the nodes' bars, added: a bound */
+  double err = 0, emax = 0; /* the nodes' bars and bounds, added */
   int err_known = 1;
   double emb, epw;
   json_int_t phases = 0, omitted, no_energy = 0, node_omitted = 0;
@@ -1080,6 +1084,10 @@ json_t *pmon__io_job(json_t *nodes)
         err += rget(r, "energy_err_j");
       else
         err_known = 0;
+      /* A bound: the nodes' add. */
+      emax += json_is_number(json_object_get(r, "energy_err_max_j"))
+                ? rget(r, "energy_err_max_j")
+                : NAN;
       if (json_is_number(json_object_get(r, "power_w")))
         power += rget(r, "power_w");
       est |= json_is_true(json_object_get(node, "estimated"));
@@ -1118,6 +1126,8 @@ json_t *pmon__io_job(json_t *nodes)
   json_object_set_new(o, "energy_j", num_or_null(energy));
   json_object_set_new(o, "energy_err_j",
                       num_or_null(measured && err_known ? err : NAN));
+  json_object_set_new(o, "energy_err_max_j",
+                      num_or_null(measured && err_known ? emax : NAN));
   json_object_set_new(o, "power_w", num_or_null(power));
   json_object_set_new(o, "mb_per_s", num_or_null(ratio(mb, time_s)));
   json_object_set_new(o, "mb_per_j", num_or_null(ratio(mb, emb)));

@@ -1057,15 +1057,17 @@ void pmon__regions_resolve(void)
 
 /* R's node total (the meters and channels of the node total) into *E and
  * the least share of its time those meters measured into *COVER, both
- * NAN when the node has no total or a boundary found no timeline. */
+ * NAN when the node has no total or a boundary found no timeline; its
+ * bar into *ERR, the bound that always holds into *MAX (pmon__err_max())
+ * and its terms' bounds alone into *BOUND_OUT. */
 static void node_total(struct region *r, double *e, double *cover,
-                       double *err, double *bound_out)
+                       double *err, double *max, double *bound_out)
 {
   const struct pmon_shared *sh = pmon__g.sh;
   double time_s = (double)r->time_ns * 1e-9, sum = 0, least = 1;
   double lin = 0, bound = 0, sq = 0, crowd = 0;
 
-  *e = *cover = *err = NAN;
+  *e = *cover = *err = *max = NAN;
   if (sh == NULL || sh->total_meter < 0 || r->unresolved != 0)
     return;
   for (int m = 0; m < pmon__region_lay.nmeters; m++) {
@@ -1091,6 +1093,7 @@ static void node_total(struct region *r, double *e, double *cover,
   *e = sum;
   *cover = least;
   *err = pmon__err_lean(lin, bound, sq, crowd);
+  *max = pmon__err_max(lin, bound);
   if (bound_out != NULL)
     *bound_out = bound;
 }
@@ -1177,9 +1180,17 @@ int pmon__region_table_add(struct pmon_rtab *tab, const struct pmon_thread *t,
     x->rank = rank;
     double bound = 0;
 
-    node_total(r, &x->energy_j, &x->coverage, &x->energy_err_j, &bound);
+    double interp;
+
+    node_total(r, &x->energy_j, &x->coverage, &x->energy_err_j,
+               &x->energy_err_max_j, &bound);
+    interp = x->energy_j;
     x->fitted = (uint32_t)fit_figure(t, r, x->coverage, bound, &x->energy_j,
                                      &x->energy_err_j);
+    /* The fit's figure is no further from the truth than from
+     * interpolation's plus interpolation's bound. */
+    if (x->fitted)
+      x->energy_err_max_j += fabs(x->energy_j - interp);
     x->mcount = r->outer;
     x->span[0] = r->first_ns;
     x->span[1] = r->first_end;

@@ -450,6 +450,10 @@ json_t *pmon__regions_spool_json(const struct pmon_rtab *node)
                      "power_w", num_or_null(power),
                      "coverage", num_or_null(r->coverage), "first_s",
                      r->first_s));
+    json_object_set_new(json_array_get(out, json_array_size(out) - 1),
+                        "energy_err_max_j",
+                        num_or_null(isfinite(r->energy_j) ? r->energy_err_max_j
+                                                          : NAN));
     /* how its energy came: fitted over the intervals (as finalize
      * would), or interpolation's */
     if (isfinite(r->energy_j) && r->fitted)

@@ -332,6 +332,11 @@ static void share_json(json_t *o, double f, double f_err)
 
     if (json_is_number(json_object_get(o, "energy_err_j")))
       b = json_number_value(json_object_get(o, "energy_err_j"));
+    if (json_is_number(json_object_get(o, "energy_err_max_j")))
+      json_object_set_new(
+        o, "energy_err_max_j",
+        json_real(pmon__share_max(
+          f, f_err, x, json_number_value(json_object_get(o, "energy_err_max_j")))));
     pmon__share_apply(f, f_err, &x, &b);
     json_object_set_new(o, "energy_j", json_real(x));
     if (isfinite(b))
@@ -389,6 +394,7 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
   json_t *chans = json_object();
   double energy = 0, wall = (double)(t_end - g->t_init_ns) * 1e-9;
   double cover = -1, lin = 0, bound = 0, sq = 0, bar, node_e, node_bar;
+  double bmax, node_max;
   double sf, sf_err;
   int has = g->total_meter >= 0, tm = g->total_meter, est = 0, split;
   unsigned long samples = 0;
@@ -477,12 +483,16 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
   pmon__covers_text(g->covers, covers, sizeof covers);
   total_how(how, sizeof how);
   bar = pmon__err_combine(lin, bound, sq);
+  bmax = pmon__err_max(lin, bound);
   node_e = energy;
   node_bar = bar;
+  node_max = bmax;
   /* At finalize, on a shared node, the job's share of its energy. */
   split = final ? pmon__share_factor(&sf, &sf_err) : 0;
-  if (split == 1)
+  if (split == 1) {
+    bmax = pmon__share_max(sf, sf_err, energy, bmax);
     pmon__share_apply(sf, sf_err, &energy, &bar);
+  }
   if (ranks != NULL) {
     io = pmon__io_node(ranks, &io_files, final);
     if (final && json_is_object(io))
@@ -504,15 +514,20 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     "io", io);
   /* An estimate's error is its model's: unknown (NAN, from its meter's
    * terms) unless the site states it. */
-  if (rec != NULL)
+  if (rec != NULL) {
     json_object_set_new(rec, "energy_err_j",
                         number_or_null(bar, has && isfinite(bar)));
+    json_object_set_new(rec, "energy_err_max_j",
+                        number_or_null(bmax, has && isfinite(bar)));
+  }
   /* What the meters saw, and the job's share of it (1 alone, null when
    * not known); the I/O's and communication's energies as the node's. */
   if (rec != NULL && final) {
     json_object_set_new(rec, "node_energy_j", number_or_null(node_e, has));
     json_object_set_new(rec, "node_energy_err_j",
                         number_or_null(node_bar, has && isfinite(node_bar)));
+    json_object_set_new(rec, "node_energy_err_max_j",
+                        number_or_null(node_max, has && isfinite(node_bar)));
     json_object_set_new(rec, "share",
                         split >= 0 ? json_real(sf) : json_null());
   }
@@ -1285,7 +1300,7 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions,
   struct pmon_state *g = &pmon__g;
   size_t n = json_array_size(nodes), i;
   double *ev = calloc(n + 1, sizeof *ev), *pv = calloc(n + 1, sizeof *pv);
-  double total = 0, wall = 0, err = 0;
+  double total = 0, wall = 0, err = 0, emax = 0;
   int ne = 0, est = 0, rc, saved, err_known = 1;
   char start[32], end[32], path[PATH_MAX];
   json_t *node, *doc, *meters, *io;
@@ -1310,6 +1325,10 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions,
         err += json_number_value(json_object_get(node, "energy_err_j"));
       else
         err_known = 0;
+      if (json_is_number(json_object_get(node, "energy_err_max_j")))
+        emax += json_number_value(json_object_get(node, "energy_err_max_j"));
+      else
+        emax = NAN;
     }
   }
   iso_time(&g->wall_start, start, sizeof start);
@@ -1329,9 +1348,13 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions,
     number_or_null(total / wall, ne > 0 && wall > 0), "estimated", est,
     "meters", meters, "stats", "node_energy_j",
     stats_json(ev, ne), "node_power_w", stats_json(pv, ne), "io", io);
-  if (doc != NULL)
+  if (doc != NULL) {
     json_object_set_new(doc, "energy_err_j",
                         number_or_null(err, ne > 0 && err_known));
+    json_object_set_new(doc, "energy_err_max_j",
+                        number_or_null(emax, ne > 0 && err_known &&
+                                               isfinite(emax)));
+  }
   if (doc != NULL)
     json_object_set_new(doc, "comm", pmon__comm_job(nodes));
   if (json_is_object(io))

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "pmon.h"
+#include "bar.h"
 #include "rtab.h"
 
 #define RT_MAGIC 0x70727431u /* "prt1" */
@@ -104,7 +105,8 @@ struct pmon_rrec *pmon__rtab_get(struct pmon_rtab *t, const char *name,
   memcpy(r->name, name, len);
   r->time_s = r->mtime_s = 0;
   r->first_s = INFINITY;
-  r->energy_j = r->energy_err_j = r->coverage = r->power_w = NAN;
+  r->energy_j = r->energy_err_j = r->energy_err_max_j = NAN;
+  r->coverage = r->power_w = NAN;
   r->rank = INT32_MAX;
   for (k = h & (t->cap - 1); t->slot[k] != NULL; k = (k + 1) & (t->cap - 1))
     ;
@@ -227,6 +229,7 @@ int pmon__rtab_merge(struct pmon_rtab *t, const struct pmon_rrec *b)
     if (b->rank < a->rank) {
       a->energy_j = b->energy_j;
       a->energy_err_j = b->energy_err_j;
+      a->energy_err_max_j = b->energy_err_max_j;
       a->coverage = b->coverage;
       a->mtime_s = b->mtime_s;
       a->rank = b->rank;
@@ -238,6 +241,7 @@ int pmon__rtab_merge(struct pmon_rtab *t, const struct pmon_rrec *b)
   }
   a->energy_j = add_measured(a->energy_j, b->energy_j);
   a->energy_err_j = add_measured(a->energy_err_j, b->energy_err_j);
+  a->energy_err_max_j = add_measured(a->energy_err_max_j, b->energy_err_max_j);
   a->power_w = add_measured(a->power_w, b->power_w);
   a->coverage = least_measured(a->coverage, b->coverage);
   a->no_energy += b->no_energy;
@@ -256,6 +260,8 @@ void pmon__rtab_share(struct pmon_rtab *t, double f, double f_err)
     if (r == NULL || !isfinite(r->energy_j))
       continue;
     r->energy_err_j = hypot(f * r->energy_err_j, r->energy_j * f_err);
+    r->energy_err_max_j = pmon__share_max(f, f_err, r->energy_j,
+                                          r->energy_err_max_j);
     r->energy_j *= f;
   }
 }
@@ -281,7 +287,8 @@ void pmon__rtab_to_job(struct pmon_rtab *t, int node)
     if (t->list_max > 0 && (r->list = malloc(sizeof *r->list)) != NULL) {
       r->list[0] = (struct pmon_rnode){
         node,        r->rank,           r->count,   r->time_s,
-        r->energy_j, r->energy_err_j,   r->power_w, r->coverage};
+        r->energy_j, r->energy_err_j,   r->energy_err_max_j,
+        r->power_w,  r->coverage};
       r->listed = 1;
     }
   }
@@ -471,6 +478,8 @@ json_t *pmon__rtab_rec_json(struct pmon_rrec *r, json_t *nodes)
   if (o != NULL) {
     json_object_set_new(o, "energy_err_j",
                         err_num(r->energy_j, r->energy_err_j));
+    json_object_set_new(o, "energy_err_max_j",
+                        err_num(r->energy_j, r->energy_err_max_j));
     json_object_set_new(o, "energy_method",
                         json_string(pmon__rtab_method(r)));
   }
@@ -483,10 +492,11 @@ json_t *pmon__rtab_rec_json(struct pmon_rrec *r, json_t *nodes)
 
     json_array_append_new(
       list,
-      json_pack("{s:o, s:I, s:f, s:o, s:o, s:o, s:o, s:i}", "name",
+      json_pack("{s:o, s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:i}", "name",
                 node_name(nodes, e->node), "count", (json_int_t)e->count,
                 "time_s", e->time_s, "energy_j", num(e->energy_j),
                 "energy_err_j", err_num(e->energy_j, e->energy_err_j),
+                "energy_err_max_j", err_num(e->energy_j, e->energy_err_max_j),
                 "power_w", num(e->power_w), "coverage", num(e->coverage),
                 "rank", (int)e->rank));
   }

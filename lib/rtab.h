@@ -45,6 +45,7 @@ struct pmon_rnode {
   double time_s;   /* the longest of the node's ranks */
   double energy_j; /* NAN: not measured */
   double energy_err_j; /* its error bar; NAN: not measured */
+  double energy_err_max_j; /* its bound (pmon__err_max()); NAN: none */
   double power_w;  /* NAN: not measured */
   double coverage; /* NAN: not measured */
 };
@@ -59,6 +60,7 @@ struct pmon_rrec {
   double energy_j;    /* node: the measuring rank's; job: summed */
   double energy_err_j; /* its error bar, the same way (a bound over
                           nodes: they add) */
+  double energy_err_max_j; /* the bound that always holds, the same way */
   double coverage;    /* the least */
   double power_w;     /* job: summed over nodes */
   double mtime_s;     /* node: the measuring rank's own time */

@@ -92,8 +92,8 @@
 
 /* A figure of the text kept ready for the handler: its kind, and for a
  * channel its meter and channel. */
-enum { F_WRITTEN, F_KNOWN, F_ENERGY, F_WALL, F_POWER, F_ERR, F_COVER,
-       F_MONO, F_CHAN };
+enum { F_WRITTEN, F_KNOWN, F_ENERGY, F_WALL, F_POWER, F_ERR, F_MAX,
+       F_COVER, F_MONO, F_CHAN };
 #define FIELD_W 29 /* a field's width: the quoted marker's, "@pmon:NNN:X16@" */
 
 struct field {
@@ -293,6 +293,7 @@ static int mark_fields(json_t *doc, json_t *rec, struct field *f,
   mark(rec, "wall_s", 0, n++, f, val, F_WALL, -1, -1);
   mark(rec, "power_w", 0, n++, f, val, F_POWER, -1, -1);
   mark(rec, "energy_err_j", 0, n++, f, val, F_ERR, -1, -1);
+  mark(rec, "energy_err_max_j", 0, n++, f, val, F_MAX, -1, -1);
   mark(rec, "energy_coverage", 0, n++, f, val, F_COVER, -1, -1);
   mark(json_object_get(rec, "monotonic_ns"), NULL, 1, n++, f, val, F_MONO,
        -1, -1);
@@ -405,7 +406,7 @@ static int write_spool(json_t *rec, const struct pmon_rtab *tab,
   }
   /* The fields the handler fills: marked, then found in the text, each
    * then given its value as of now. */
-  max = 8 + g->nmeters * PMON_CH_MAX;
+  max = 9 + g->nmeters * PMON_CH_MAX; /* the node's 9, the channels */
   if (max > 999)
     max = 999; /* the markers' three digits */
   mono_last = (uint64_t)json_integer_value(
@@ -584,7 +585,7 @@ static void figure(const struct ready *r, const struct field *f, uint64_t now,
       /* The bar as the report makes it, with the start's term of the
        * last periodic record (its stamp, made at init); for its field
        * only, the rings' reads not made again for every other one. */
-      if (f->kind == F_ERR)
+      if (f->kind == F_ERR || f->kind == F_MAX)
         pmon__bar_terms(i, &last, em, (double)last.covered_ns * 1e-9,
                         r->start_j[i], &lin, &bound, &sq);
     }
@@ -623,6 +624,12 @@ static void figure(const struct ready *r, const struct field *f, uint64_t now,
     double bar = pmon__err_combine(lin, bound, sq);
 
     put_num(out, has && isfinite(bar) ? bar : NAN, 0, 0);
+    break;
+  }
+  case F_MAX: {
+    double max = pmon__err_max(lin, bound);
+
+    put_num(out, has && isfinite(max) ? max : NAN, 0, 0);
     break;
   }
   default: /* F_MONO */

@@ -437,6 +437,10 @@ START_TEST(test_run_terms)
   ck_assert_double_eq_tol(pmon__err_lean(lin, bound, sq, 20), 38 + 39.6,
                           1e-12);
   ck_assert_double_eq_tol(pmon__err_lean(lin, bound, sq, 40), 38 + 50, 1e-12);
+  /* The bound: every term's worst case at once, never below the bar. */
+  ck_assert_double_eq_tol(pmon__err_max(lin, bound), 38 + 50, 1e-12);
+  ck_assert(pmon__err_max(lin, bound) >= pmon__err_combine(lin, bound, sq));
+  ck_assert(pmon__err_max(lin, bound) >= pmon__err_lean(lin, bound, sq, 20));
   lin = bound = sq = 0;
   pmon__run_terms(1, 0.01, 2, 1000, 10, 3, NAN, err, &lin, &bound, &sq);
   ck_assert_double_eq_tol(lin, 31, 1e-12);
@@ -444,11 +448,13 @@ START_TEST(test_run_terms)
 END_TEST
 
 /* A share: 0.5 +- 0.05 of 1000 +- 40 J is 500 J, its bar
- * sqrt(20^2 + 50^2). */
+ * sqrt(20^2 + 50^2), its bound (of 100 J) 100 J. */
 START_TEST(test_share_apply)
 {
   double e = 1000, err = 40;
 
+  /* Its bound, 100 J: 0.5 x 100 + 1000 x 0.05, as bounds add. */
+  ck_assert_double_eq_tol(pmon__share_max(0.5, 0.05, e, 100), 100, 1e-12);
   pmon__share_apply(0.5, 0.05, &e, &err);
   ck_assert_double_eq_tol(e, 500, 1e-12);
   ck_assert_double_eq_tol(err, sqrt(20 * 20 + 50 * 50), 1e-12);

@@ -252,13 +252,25 @@ struct rnode {
 
 /* A number of rec, or NAN when it is null; -1 when it is neither a number
  * from 0 to SPOOL_MAX_S nor null. */
-/* REC's energy_err_j into *ERR, the nodes' bars added (a bound); NAN
- * from then on when REC has none (a spool written before error bars). */
-static void add_err(double *err, json_t *rec)
+/* REC's energy_err_j into ERR[0] and its energy_err_max_j into ERR[1],
+ * the nodes' bars and bounds added (bounds); NAN from then on when REC
+ * has none (a spool written before error bars, or before bounds). */
+static void add_err(double err[2], json_t *rec)
 {
   json_t *v = json_object_get(rec, "energy_err_j");
+  json_t *m = json_object_get(rec, "energy_err_max_j");
 
-  *err += json_is_number(v) ? json_number_value(v) : NAN;
+  err[0] += json_is_number(v) ? json_number_value(v) : NAN;
+  err[1] += json_is_number(m) ? json_number_value(m) : NAN;
+}
+
+/* ERR's bound as the figure's energy_err_max_j of O: null when not known
+ * or MEASURED false. */
+static void set_max(json_t *o, const double err[2], int measured)
+{
+  json_object_set_new(o, "energy_err_max_j", measured && isfinite(err[1])
+                                               ? json_real(err[1])
+                                               : json_null());
 }
 
 static int num_or_nan(json_t *rec, const char *key, double *v)
@@ -402,7 +414,7 @@ static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
     size_t m = json_array_size(list), without = 0;
     struct rnode *r = report_xcalloc(m, sizeof *r);
     double energy = 0, power = 0, cover = INFINITY, time = 0, first = INFINITY;
-    double err = 0;
+    double err[2] = {0, 0};
     json_int_t count = 0, unclosed = 0;
     int measured = 0;
     size_t fitted = 0;
@@ -436,7 +448,7 @@ static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
       }
       measured = 1;
       energy += e;
-      add_err(&err, rec);
+      add_err(err, rec);
       power += isnan(p) ? 0 : p;
       if (!isnan(c) && c < cover)
         cover = c;
@@ -452,9 +464,10 @@ static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
                   "nodes", (json_int_t)m, "energy_j", node_stat(r, m, 1),
                   "time_s", node_stat(r, m, 0));
     if (o != NULL) {
-      json_object_set_new(o, "energy_err_j", measured && isfinite(err)
-                                               ? json_real(err)
+      json_object_set_new(o, "energy_err_j", measured && isfinite(err[0])
+                                               ? json_real(err[0])
                                                : json_null());
+      set_max(o, err, measured);
       /* A node's figure fitted over its intervals says so in its spool
        * (lib/regpub.c); the job's is the fit's when every measured
        * node's is. */
@@ -468,12 +481,14 @@ static json_t *job_regions(struct spool *v, size_t n, json_t *nodes,
       nl = json_array();
       for (j = 0; j < m; j++)
         json_array_append_new(
-          nl, json_pack("{s:s?, s:O, s:O, s:O, s:O?, s:O, s:O, s:O}", "name",
+          nl, json_pack("{s:s?, s:O, s:O, s:O, s:O?, s:O?, s:O, s:O, s:O}", "name",
                         r[j].name, "count", json_object_get(r[j].rec, "count"),
                         "time_s", json_object_get(r[j].rec, "time_s"),
                         "energy_j", json_object_get(r[j].rec, "energy_j"),
                         "energy_err_j",
                         json_object_get(r[j].rec, "energy_err_j"),
+                        "energy_err_max_j",
+                        json_object_get(r[j].rec, "energy_err_max_j"),
                         "power_w", json_object_get(r[j].rec, "power_w"),
                         "coverage", json_object_get(r[j].rec, "coverage"),
                         "rank", json_object_get(r[j].rec, "rank")));
@@ -581,7 +596,7 @@ static json_t *job_io(struct spool *v, size_t n, json_t *nodes) {
   json_int_t counts[IO_NCOUNTS] = {0}, phases = 0, no_energy = 0, omitted;
   json_int_t node_omitted = 0, max;
   double time_s = 0, ptime = 0, energy = 0, power = 0, gap_s = 0, mb, emb;
-  double err = 0;
+  double err[2] = {0, 0};
   double epw;
   int any = 0, measured = 0, est = 0;
   json_t *node, *o, *job0 = json_object_get(v[0].doc, "job");
@@ -603,7 +618,7 @@ static json_t *job_io(struct spool *v, size_t n, json_t *nodes) {
     if (json_is_number(json_object_get(r, "energy_j"))) {
       measured = 1;
       energy += rget(r, "energy_j");
-      add_err(&err, r);
+      add_err(err, r);
       if (json_is_number(json_object_get(r, "power_w")))
         power += rget(r, "power_w");
       est |= json_is_true(json_object_get(node, "estimated"));
@@ -627,7 +642,8 @@ static json_t *job_io(struct spool *v, size_t n, json_t *nodes) {
   json_object_set_new(o, "phases", json_integer(phases));
   json_object_set_new(o, "phase_time_s", json_real(ptime));
   json_object_set_new(o, "energy_j", num(energy));
-  json_object_set_new(o, "energy_err_j", num(measured ? err : NAN));
+  json_object_set_new(o, "energy_err_j", num(measured ? err[0] : NAN));
+  set_max(o, err, measured);
   json_object_set_new(o, "power_w", num(power));
   json_object_set_new(o, "mb_per_s", num(ratio(mb, time_s)));
   json_object_set_new(o, "mb_per_j", num(ratio(mb, emb)));
@@ -651,7 +667,7 @@ static json_t *assemble(struct spool *v, size_t n, const char *dir,
   json_t *regions;
   size_t left_out;
   double *ev = report_xcalloc(n, sizeof *ev), *pv = report_xcalloc(n, sizeof *pv);
-  double total = 0, wall = 0, known = INFINITY, err = 0;
+  double total = 0, wall = 0, known = INFINITY, err[2] = {0, 0};
   size_t ne = 0;
   int est = 0, mixed = 0;
   char end[32];
@@ -683,7 +699,7 @@ static json_t *assemble(struct spool *v, size_t n, const char *dir,
       ev[ne] = json_number_value(e);
       pv[ne] = w > 0 ? ev[ne] / w : 0;
       total += ev[ne++];
-      add_err(&err, rec);
+      add_err(err, rec);
     }
     if (covers == NULL)
       covers = json_object_get(rec, "covers");
@@ -746,7 +762,8 @@ static json_t *assemble(struct spool *v, size_t n, const char *dir,
   else
     json_object_set(doc, "covers", covers ? covers : json_null());
   json_object_set_new(doc, "energy_err_j",
-                      ne > 0 && isfinite(err) ? json_real(err) : json_null());
+                      ne > 0 && isfinite(err[0]) ? json_real(err[0]) : json_null());
+  set_max(doc, err, ne > 0);
   json_object_set_new(doc, "nodes_missing", missing);
   json_object_set_new(
     doc, "rebuilt",
