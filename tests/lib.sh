@@ -318,9 +318,10 @@ wave_unmeasured() {
     print (t > 0) ? 100 * (1 - c) * s * w / t : 0 }'
 }
 
-# in_bar WHAT VALUE LO HI BOUND PCT: VALUE within BOUND joules widened by
-# PCT % of HI (what the part not measured may hide, wave_unmeasured) and
-# by 1e-6 J (the truths are printed to the microjoule) of the truth,
+# in_bar WHAT VALUE LO HI BOUND PCT [UNIT]: VALUE within BOUND joules (or
+# UNIT: W for a power) widened by PCT % of HI (what the part not measured
+# may hide, wave_unmeasured) and by 1e-6 (the truths are printed to the
+# microjoule) of the truth,
 # which lies in [LO, HI] (one value where LO = HI); a null or missing
 # BOUND fails: a figure that says nothing of how sure it is proves
 # nothing.  BOUND is the figure's energy_err_max_j, the bound that always
@@ -332,9 +333,9 @@ in_bar() {
        if (v == "" || v == "null" || b == "" || b == "null") exit 1
        w = b + (hi < 0 ? -hi : hi) * p / 100 + 1e-6
        exit !(v >= lo - w && v <= hi + w) }'; then
-    pass "$1: $2 (truth $(in_bar_truth "$3" "$4"), within $5 J${6:+ + $6 %})"
+    pass "$1: $2 (truth $(in_bar_truth "$3" "$4"), within $5 ${7:-J}${6:+ + $6 %})"
   else
-    fail "$1: $2, truth $(in_bar_truth "$3" "$4"), outside its bound $5 J${6:+ + $6 %}"
+    fail "$1: $2, truth $(in_bar_truth "$3" "$4"), outside its bound $5 ${7:-J}${6:+ + $6 %}"
     return 1
   fi
 }
@@ -481,6 +482,18 @@ fed_in_bar() {
   fb_t=$(awk -v w="$4" -v t="$fb_s" 'BEGIN { printf "%.6f", w * t }')
   in_bar "$1 ($4 W x $fb_s s)" "$($JGET "$2" "nodes/$3/energy_j")" "$fb_t" \
     "$fb_t" "$($JGET "$2" "nodes/$3/energy_err_max_j")" 0
+}
+
+# power_in_bound WHAT REPORT OBJ TIME_KEY WATTS: the power_w of object
+# OBJ of REPORT (a node, nodes/0; an I/O figure, io) against a feeder's
+# constant WATTS, within its energy's bound over its time (OBJ's
+# TIME_KEY: a node's wall_s, an I/O figure's phase_time_s): the power is
+# that energy over that time, so its bound is theirs.
+power_in_bound() {
+  pb_t=$($JGET "$2" "$3/$4")
+  in_bar "$1 ($5 W)" "$($JGET "$2" "$3/power_w")" "$5" "$5" \
+    "$(awk -v b="$($JGET "$2" "$3/energy_err_max_j")" -v t="$pb_t" \
+       'BEGIN { if (b == "" || b == "null" || !(t > 0)) print "null"; else print b / t }')" 0 W
 }
 
 # region_nodes_in_bar WHAT REPORT REGION MIN_S: each node's part of
