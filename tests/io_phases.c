@@ -29,6 +29,11 @@
  * limit in FILE (kHz, a scaling_max_freq of a fixture) as it begins: I/O
  * that slows with the clock (advise-clock.test).
  *
+ * With IO_PHASES_GATE=FILE every phase after the first begins only once
+ * FILE exists (rank 0 looks every 10 ms, and gives up after 60 s): a
+ * test starts the second phase when what it must overlap has begun,
+ * whatever a busy machine does to the time between.
+ *
  * With IO_PHASES_LOG=PREFIX each rank logs every MPI-IO call it makes to
  * PREFIX.RANK, one line each, "OP T0_NS T1_NS": open, write, read,
  * close or delete (rank 0's, of the file, at the end), and CLOCK_MONOTONIC just before the call and just after it, so
@@ -39,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -156,6 +162,19 @@ int main(int argc, char **argv)
     struct timespec nap;
     double pace = blocks > 0 ? secs / (double)blocks : 0;
 
+    if (p > 0 && rank == 0 && getenv("IO_PHASES_GATE") != NULL) {
+      int waited = 0;
+
+      while (access(getenv("IO_PHASES_GATE"), F_OK) != 0 && waited < 6000) {
+        pause_for(0.01);
+        waited++;
+      }
+      if (waited == 6000) {
+        fprintf(stderr, "io_phases: IO_PHASES_GATE: %s: not there after 60 s\n",
+                getenv("IO_PHASES_GATE"));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     pmon_region_begin("io");
     t0 = MPI_Wtime();
