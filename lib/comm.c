@@ -476,7 +476,7 @@ static int add_rank(struct table *t, json_t *r, int nranks)
   json_t *row, *s;
   double w = json_number_value(json_object_get(r, "slot_ns"));
   double base = json_number_value(json_object_get(r, "slot0_ns"));
-  double e = 0, ticks = 0, err[3] = {0, 0, 0}, bar;
+  double e = 0, ticks = 0, err[3] = {0, 0, 0}, bar, max;
   int ok = w > 0;
   size_t i;
 
@@ -498,6 +498,7 @@ static int add_rank(struct table *t, json_t *r, int nranks)
   }
   slots_err(r, nranks, err);
   bar = pmon__err_combine(err[0], err[1], err[2]);
+  max = pmon__err_max(err[0], err[1]);
   json_array_foreach(json_object_get(r, "rows"), i, row) {
     json_int_t c = json_integer_value(json_array_get(row, 0));
     json_int_t k = json_integer_value(json_array_get(row, 1));
@@ -512,14 +513,14 @@ static int add_rank(struct table *t, json_t *r, int nranks)
     a->time += ns * 1e-9;
     a->energy += ticks > 0 && ok ? e * ns / ticks : 0;
     a->err += ticks > 0 && ok ? bar * ns / ticks : 0;
-    a->emax += ticks > 0 && ok ? pmon__err_max(err[0], err[1]) * ns / ticks : 0;
+    a->emax += ticks > 0 && ok ? max * ns / ticks : 0;
     t->calls += (double)json_integer_value(json_array_get(row, 2));
     t->bytes += (double)json_integer_value(json_array_get(row, 3));
     t->time += ns * 1e-9;
   }
   t->energy += ok ? e : 0;
   t->err += ok ? bar : 0;
-  t->emax += ok ? pmon__err_max(err[0], err[1]) : 0;
+  t->emax += ok ? max : 0;
   t->any = 1;
   return ok ? 0 : -1;
 }

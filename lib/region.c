@@ -1178,9 +1178,7 @@ int pmon__region_table_add(struct pmon_rtab *tab, const struct pmon_thread *t,
   x->first_s = first_s < x->first_s ? first_s : x->first_s;
   if (created) {
     x->rank = rank;
-    double bound = 0;
-
-    double interp;
+    double bound = 0, interp;
 
     node_total(r, &x->energy_j, &x->coverage, &x->energy_err_j,
                &x->energy_err_max_j, &bound);

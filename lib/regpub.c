@@ -441,19 +441,17 @@ json_t *pmon__regions_spool_json(const struct pmon_rtab *node)
                      : NAN;
 
     json_array_append_new(
-      out, json_pack("{s:s%, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:f}",
+      out, json_pack("{s:s%, s:i, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o, s:f}",
                      "name", r->name, (size_t)r->len, "rank", r->rank,
                      "count", (json_int_t)r->count, "unclosed",
                      (json_int_t)r->unclosed, "time_s", r->time_s, "energy_j",
                      num_or_null(r->energy_j), "energy_err_j",
                      num_or_null(isfinite(r->energy_j) ? r->energy_err_j : NAN),
+                     "energy_err_max_j",
+                     num_or_null(isfinite(r->energy_j) ? r->energy_err_max_j : NAN),
                      "power_w", num_or_null(power),
                      "coverage", num_or_null(r->coverage), "first_s",
                      r->first_s));
-    json_object_set_new(json_array_get(out, json_array_size(out) - 1),
-                        "energy_err_max_j",
-                        num_or_null(isfinite(r->energy_j) ? r->energy_err_max_j
-                                                          : NAN));
     /* how its energy came: fitted over the intervals (as finalize
      * would), or interpolation's */
     if (isfinite(r->energy_j) && r->fitted)
