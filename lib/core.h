@@ -52,9 +52,12 @@
 #define PMON_TTL_READINGS 2.5 /* a sampled meter's readings further apart
                                  than this many intervals leave a gap */
 #define PMON_PUB_BYTES (256 * 1024) /* a rank's slot for the spool */
-#define PMON_SHARE_OTHERS 0.05 /* a node is shared when the others' busy
-                                  CPU time beside the job is above this
-                                  many CPU-seconds per second (lib/share.c) */
+#define PMON_SHARE_OTHERS 0.05 /* another user's processes are another
+                                  job when they used more than this many
+                                  CPU-seconds per second beside the job */
+#define PMON_SHARE_OTHERS_MIN 1.0 /* and more than this many CPU-seconds
+                                     in all (lib/evidence.c): a command
+                                     run by hand is not a job */
 
 /* One published sample: the node's energy per channel since init. */
 struct pmon_tl_sample {
@@ -201,14 +204,18 @@ void pmon__cpufreq_close(void);
  * node after pmon__node_setup(): the leader learns its ranks' pids and
  * what it can read of the job's and the node's CPU time and CPUs; _start,
  * the leader once its meters' first samples are taken: a first reading,
- * then a thread of its own reads every 0.1 s; _finish, the leader at
- * finalize once the pollers have stopped: the thread stopped, a last
- * reading, and the event "shared" when the node was; _json, the node
- * record's "sharing" (null but on the leader); _close frees it all.
+ * then a thread of its own looks for evidence of another job every second
+ * (lib/evidence.c), and reads every 0.1 s once it has found some;
+ * _named, the leader once the job has its id: its record for the other
+ * jobs of the node; _finish, the leader at finalize once the pollers
+ * have stopped: the thread stopped, a last reading, and the event
+ * "shared" when the node was; _json, the node record's "sharing" (null
+ * but on the leader); _close frees it all, the record removed.
  * Never fatal: what could not be read is null. */
 int pmon__share_config(void);
 void pmon__share_open(void);
 void pmon__share_start(void);
+void pmon__share_named(const char *job);
 void pmon__share_finish(void);
 /* The factor every energy of the node's final records is multiplied by,
  * from _finish on (the leader): 1, the job's share *F with its bar *ERR,
@@ -219,6 +226,11 @@ void pmon__share_finish(void);
  * whole node's. */
 int pmon__share_factor(double *f, double *err);
 struct json_t *pmon__share_json(void);
+/* pmon-report replay: the share the job's leader traced at finalize
+ * (its split, as pmon__share_factor() answered, its share and bar, and
+ * its "sharing"), which _factor and _json then give. */
+void pmon__share_replayed(int split, double f, double err,
+                          struct json_t *sharing);
 void pmon__share_close(void);
 
 /* lib/comm.c: PMON_COMM; the end of counting (first thing in finalize);

@@ -292,6 +292,8 @@ static int init_locked(int by_preload)
       PMPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
   }
   pmon__trace_named(); /* the job has its name */
+  if (g->leader)
+    pmon__share_named(g->jobid); /* the other jobs of the node see it */
   pmon__spool_start(); /* the leader's spool, the others' wait for it */
   g->by_preload = by_preload;
   atomic_store(&g->phase, PMON_PHASE_RUNNING);

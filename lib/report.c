@@ -1146,14 +1146,47 @@ static void energy_err_text(double j, double err, char *buf, size_t size)
              err / unit, name);
 }
 
+/* What made the shared nodes shared (nodes[].sharing.evidence), in
+ * words: "another pmon job, Slurm", into BUF. */
+static void shared_why(json_t *nodes, char *buf, size_t size)
+{
+  static const char *const kinds[][2] = {
+    {"slurm", "Slurm"}, {"pmon", "another pmon job"},
+    {"user", "another user's processes"}, {"gpu", "another's process on a GPU"}};
+  size_t i, j, k = 0;
+  json_t *nd, *ev;
+
+  buf[0] = '\0';
+  for (size_t c = 0; c < sizeof kinds / sizeof kinds[0]; c++) {
+    int seen = 0;
+
+    json_array_foreach(nodes, i, nd) {
+      json_t *sh = json_object_get(nd, "sharing");
+
+      if (!json_is_true(json_object_get(sh, "shared")))
+        continue;
+      json_array_foreach(json_object_get(sh, "evidence"), j, ev) {
+        const char *kind = json_string_value(json_object_get(ev, "kind"));
+
+        seen |= kind != NULL && strcmp(kind, kinds[c][0]) == 0;
+      }
+    }
+    if (seen && k + strlen(kinds[c][1]) + 3 < size)
+      k += (size_t)snprintf(buf + k, size - k, "%s%s", k ? ", " : "",
+                            kinds[c][1]);
+  }
+}
+
 /* What the summary says of shared nodes (nodes[].sharing), into BUF:
- * " (this job's share of its shared node, 49 +- 1 %)", " (this job's
- * share of 3 shared nodes)", or where a share is not known " (2 nodes
- * shared, their energy not this job's alone)"; "" when none was. */
+ * " (this job's share of its shared node, 49 +- 1 %, beside another pmon
+ * job)", " (this job's share of 3 shared nodes, beside Slurm)", or where
+ * a share is not known " (2 nodes shared, their energy not this job's
+ * alone)"; "" when none was (each node held whole). */
 static void shared_scope(json_t *nodes, char *buf, size_t size)
 {
   size_t i, n = 0, split = 0;
   double f = NAN, f_err = NAN;
+  char why[128], beside[144] = "";
   json_t *nd;
 
   json_array_foreach(nodes, i, nd) {
@@ -1170,18 +1203,22 @@ static void shared_scope(json_t *nodes, char *buf, size_t size)
                 : NAN;
     }
   }
+  shared_why(nodes, why, sizeof why);
+  if (why[0] != '\0')
+    snprintf(beside, sizeof beside, ", beside %s", why);
   if (n == 0)
     snprintf(buf, size, "%s", "");
   else if (split < n)
-    snprintf(buf, size, " (%zu node%s shared, %s energy not this job's alone)",
-             n, n == 1 ? "" : "s", n == 1 ? "its" : "their");
+    snprintf(buf, size,
+             " (%zu node%s shared, %s energy not this job's alone%s)", n,
+             n == 1 ? "" : "s", n == 1 ? "its" : "their", beside);
   else if (n == 1 && json_array_size(nodes) == 1 && isfinite(f_err))
     snprintf(buf, size,
-             " (this job's share of its shared node, %.0f +- %.0f %%)",
-             100 * f, 100 * f_err);
+             " (this job's share of its shared node, %.0f +- %.0f %%%s)",
+             100 * f, 100 * f_err, beside);
   else
-    snprintf(buf, size, " (this job's share of %zu shared node%s)", n,
-             n == 1 ? "" : "s");
+    snprintf(buf, size, " (this job's share of %zu shared node%s%s)", n,
+             n == 1 ? "" : "s", beside);
 }
 
 static void summary(const struct report_doc *rd, const char *path,
@@ -1193,7 +1230,7 @@ static void summary(const struct report_doc *rd, const char *path,
   int est = json_is_true(json_object_get(doc, "estimated"));
   const char *covers = json_string_value(json_object_get(doc, "covers"));
   double wall = json_real_value(json_object_get(job, "wall_s"));
-  char scope[192] = "";
+  char scope[384] = "";
   int ranks = (int)json_integer_value(json_object_get(job, "ranks"));
   int nodes = (int)json_integer_value(json_object_get(job, "nodes"));
   char a[32], b[32], c[32], d[32];

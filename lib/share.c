@@ -1,43 +1,47 @@
 /*
- * share.c - whether the job had its nodes alone: the job's own CPU time on
- * a node beside the node's, and the CPUs it may use beside the node's
- * (nodes[].sharing, docs/report-format.md; pmon(7), Shared nodes).
+ * share.c - whether the job had its nodes alone, and its share where it
+ * did not (nodes[].sharing, docs/report-format.md; pmon(7), Shared
+ * nodes).  A node the job holds is the job's: it is shared only on
+ * evidence of another job (lib/evidence.c: Slurm's, another pmon job's
+ * record, another user's processes) or of another's process on a GPU.
  *
  * At init every rank of a node gives its pid to the leader (a gather over
  * the node's communicator).  The leader then reads, on a thread of its
- * own every SHARE_READ_NS from the meters' first samples to their last
- * (never on a meter's poller: a walk of /proc must not delay a reading),
- * the node's busy CPU time from /proc/stat and, right after it, the job's:
+ * own from the meters' first samples to their last (never on a meter's
+ * poller: a walk of /proc must not delay a reading), the node's busy CPU
+ * time from /proc/stat and, right after it, the job's:
  *
  *  - "cgroup": usage_usec in cpu.stat of the Slurm job's cgroup (v2), when
  *    every rank's /proc/PID/cgroup names the same path with a component
  *    job_*: all that the job runs on the node, its other steps included;
  *  - "proc": else utime + stime + cutime + cstime of /proc/PID/stat (all
  *    of its threads, and the children it waited for) of each rank and of
- *    each of their descendants, found by a walk of /proc at most every
- *    SHARE_SCAN_NS, followed while they live.  A process that ends is
- *    counted by its parent's cutime once the parent waits for it; one
- *    whose parent is not followed keeps its last reading.
+ *    each of their descendants, found by the walks of /proc, followed
+ *    while they live.  A process that ends is counted by its parent's
+ *    cutime once the parent waits for it; one whose parent is not
+ *    followed keeps its last reading.
  *
- * With them, at most every SHARE_SCAN_NS and at the last reading, the
- * processes that use each GPU (each channel of a meter whose driver
- * lists a device's users, NVML's compute processes): a user is the
- * job's when it is a rank or a rank's descendant (its parents up to a
- * rank), or with "cgroup" when it is in the job's cgroup; any other is
- * another's.  A GPU is the job's when one of its users was.
+ * Until there is evidence, the thread looks for it every SHARE_LOOK_NS
+ * (a few small reads), reads the CPU times then, and walks /proc every
+ * SHARE_WALK_NS (the walk feeds lib/evidence.c the other users' and the
+ * other pmon jobs' processes); once there is, it reads every
+ * SHARE_READ_NS and walks every SHARE_SCAN_NS.  With the readings, at
+ * most every SHARE_SCAN_NS and at the last reading, the processes that
+ * use each GPU (each channel of a meter whose driver lists a device's
+ * users, NVML's compute processes): a user is the job's when it is a
+ * rank or a rank's descendant (its parents up to a rank), or with
+ * "cgroup" when it is in the job's cgroup; any other is another's.  A GPU
+ * is the job's when one of its users was.
  *
  * The figures are the differences between the first reading (init) and
- * the last (finalize, forced).  A node is shared when the others' busy
- * CPU time over that span is above PMON_SHARE_OTHERS CPU-seconds per
- * second, when the job may use fewer CPUs than the node has online, or
- * when another's process used one of the node's GPUs.
- * Nothing here is fatal and nothing prints but PMON_DEBUG's lines: what
- * cannot be read is null in the report.  The report may read while the
- * thread runs (a spool's snapshot, under g->lock for the history): what
- * it reads of s is written under s_mu.  The open is collective over the
- * node.  Memory: an fd per rank of the node, and 48 bytes per process
- * followed, at most SHARE_PROCS_MAX.  A process is known by its pid and
- * its start: a pid used again by another process is never read as this.
+ * the last (finalize, forced).  Nothing here is fatal and nothing prints
+ * but PMON_DEBUG's lines: what cannot be read is null in the report.
+ * The report may read while the thread runs (a spool's snapshot, under
+ * g->lock for the history): what it reads of s is written under s_mu.
+ * The open is collective over the node.  Memory: an fd per rank of the
+ * node, and 48 bytes per process followed, at most SHARE_PROCS_MAX.  A
+ * process is known by its pid and its start: a pid used again by
+ * another process is never read as this.
  */
 #include "config.h"
 
@@ -47,6 +51,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,10 +63,17 @@
 #include "pmon.h"
 #include "core.h"
 #include "env.h"
+#include "evidence.h"
 #include "roots.h"
+#include "trace.h"
 
-#define SHARE_READ_NS 100000000ULL  /* the job's CPU time, 10 times a second */
-#define SHARE_SCAN_NS 1000000000ULL /* a walk of /proc at most once a second */
+#define SHARE_READ_NS 100000000ULL  /* the job's CPU time, 10 times a second
+                                       once the node is found shared */
+#define SHARE_LOOK_NS 1000000000ULL /* before: a look for evidence, and the
+                                       CPU times, once a second */
+#define SHARE_SCAN_NS 1000000000ULL /* a walk of /proc at most once a second
+                                       once shared, */
+#define SHARE_WALK_NS 10000000000ULL /* and every 10 s before */
 #define SHARE_SCAN_DUTY 100 /* and never sooner than 100 times the last
                                walk's own time after it: at most 1 % of a
                                CPU on a node of many processes */
@@ -126,12 +138,17 @@ static struct {
   int ngpu, gpu_ready;     /* the GPUs, listed at the first reading */
   uint64_t t_gpu_next;
   const char *cpus_from;
-  uint64_t t_read, t_scan_next;
+  uint64_t t_read, t_scan_next, t_look_next;
+  uint64_t t_first;   /* the first reading's */
+  int evident;        /* evidence of another job was found: readings
+                         every SHARE_READ_NS, walks every SHARE_SCAN_NS */
   struct reading j0, j1, n0, n1, b0, b1; /* the first and last readings of
                                             the job, the node, and both */
   int hj, hn, hb;
   int split;          /* pmon__share_factor()'s answer, set at finish */
   double f, f_err;    /* and its share */
+  int replayed;       /* set by pmon__share_replayed(): */
+  json_t *sharing;    /* its "sharing" */
 } s = {.stat_fd = -1, .cg_fd = -1};
 
 /* What the report reads of s while the readings' thread runs (the
@@ -294,12 +311,15 @@ static int followed(int pid)
 }
 
 /*
- * The walk: every process of /proc whose parent is followed is followed
- * too, until none is left (a child's child is found in the same walk).
- * A process that started and ended between two walks is never seen
- * itself: its parent's cutime holds it once the parent has waited for it.
+ * The walk of /proc at T: every process of another user is told to
+ * lib/evidence.c (its owner, from the stat of its directory), and, when
+ * the job's processes are followed ("proc"), every process whose parent is
+ * followed is followed too, until none is left (a child's child is found
+ * in the same walk).  A process that started and ended between two walks
+ * is never seen itself: its parent's cutime holds it once the parent has
+ * waited for it.
  */
-static void scan(void)
+static void scan(uint64_t t)
 {
   struct entry {
     int pid, ppid, taken;
@@ -312,14 +332,20 @@ static void scan(void)
 
   if (d == NULL)
     return;
+  pmon__ev_walk_begin();
   while ((e = readdir(d)) != NULL) {
     unsigned long long cpu;
     struct entry x = {0, 0, 0, 0};
+    struct stat st;
 
     if (!isdigit((unsigned char)e->d_name[0]))
       continue;
     x.pid = atoi(e->d_name);
-    if (stat_once(x.pid, &x.ppid, &cpu, &x.start) != 0)
+    if (fstatat(dirfd(d), e->d_name, &st, 0) != 0 ||
+        stat_once(x.pid, &x.ppid, &cpu, &x.start) != 0)
+      continue;
+    pmon__ev_walk_proc(x.pid, x.ppid, (unsigned)st.st_uid, x.start, cpu);
+    if (s.source != SRC_PROC)
       continue;
     if (n == cap) {
       struct entry *a = realloc(all, (cap = cap ? 2 * cap : 256) * sizeof *a);
@@ -331,6 +357,10 @@ static void scan(void)
     all[n++] = x;
   }
   closedir(d);
+  pmon__ev_walk_end(s.t_first != 0 && t > s.t_first
+                      ? (double)(t - s.t_first) * 1e-9 : 0);
+  if (s.source != SRC_PROC)
+    return;
   qsort(all, n, sizeof *all, by_int); /* by pid, the first member */
   do {
     size_t nk = 0;
@@ -557,42 +587,67 @@ static void gpus_read(void)
       continue;
     }
     for (int i = 0; i < n; i++) {
-      int mine = of_job(pids[i]);
+      int mine = of_job(pids[i]), first = 0;
+      char what[160];
 
       pthread_mutex_lock(&s_mu);
       if (mine)
         u->job = 1;
       else if (u->others == 0)
-        u->others = pids[i];
+        u->others = pids[i], first = 1;
       pthread_mutex_unlock(&s_mu);
+      if (first) {
+        snprintf(what, sizeof what, "process %d, not this job's, used %s",
+                 pids[i], m->ch[u->ch].name);
+        pmon__ev_note(PMON_EVK_GPU, what);
+      }
     }
   }
 }
 
-/* A reading, now, at T. */
-static void take(uint64_t t)
+/* A reading, now, at T: before evidence of another job is found, a look
+ * for it every SHARE_LOOK_NS and a walk every SHARE_WALK_NS; after, a walk
+ * every SHARE_SCAN_NS.  FINAL: the last, with all of them. */
+static void take(uint64_t t, int final)
 {
   struct reading r = {t, NAN, NAN};
 
-  if (s.source == SRC_PROC && t >= s.t_scan_next) {
-    uint64_t a = pmon__now_ns(), cost;
+  if (final || t >= s.t_look_next) {
+    int any = pmon__ev_look();
 
-    scan();
-    cost = pmon__now_ns() - a;
-    s.t_scan_next = t + (SHARE_SCAN_DUTY * cost > SHARE_SCAN_NS
-                           ? SHARE_SCAN_DUTY * cost
-                           : SHARE_SCAN_NS);
+    s.t_look_next = t + SHARE_LOOK_NS;
+    if (any && !s.evident) {
+      pmon__debug("share: evidence of another job: CPU times every %.1f s",
+                  (double)SHARE_READ_NS * 1e-9);
+      s.t_scan_next = t; /* a walk now: the other jobs' processes */
+    }
+    s.evident |= any;
   }
-  if (t >= s.t_gpu_next) {
+  if (final || t >= s.t_scan_next) {
+    uint64_t a = pmon__now_ns(), cost, every;
+
+    scan(t);
+    s.evident |= pmon__ev_any();
+    cost = pmon__now_ns() - a;
+    every = s.evident ? SHARE_SCAN_NS : SHARE_WALK_NS;
+    s.t_scan_next = t + (SHARE_SCAN_DUTY * cost > every
+                           ? SHARE_SCAN_DUTY * cost
+                           : every);
+  }
+  if (final || t >= s.t_gpu_next) {
     gpus_read();
     s.t_gpu_next = t + SHARE_SCAN_NS;
   }
+  if (s.evident)
+    pmon__ev_update();
   r.busy = node_busy();
   if (s.source == SRC_PROC)
     r.job = job_proc();
   else if (s.source == SRC_CGROUP)
     r.job = job_cgroup();
   pthread_mutex_lock(&s_mu);
+  if (s.t_first == 0)
+    s.t_first = t;
   s.t_read = t;
   if (!isnan(r.job)) {
     if (!s.hj)
@@ -615,13 +670,15 @@ static void take(uint64_t t)
   pthread_mutex_unlock(&s_mu);
 }
 
-/* The readings' thread: one every SHARE_READ_NS until told to stop. */
+/* The readings' thread: one every SHARE_LOOK_NS, every SHARE_READ_NS once
+ * the node is found shared, until told to stop. */
 static void *reader_main(void *arg)
 {
   (void)arg;
   pthread_mutex_lock(&rd.mu);
   while (!rd.stop) {
-    uint64_t due = pmon__now_ns() + SHARE_READ_NS;
+    uint64_t due =
+      pmon__now_ns() + (s.evident ? SHARE_READ_NS : SHARE_LOOK_NS);
     struct timespec ts = {(time_t)(due / 1000000000u),
                           (long)(due % 1000000000u)};
 
@@ -629,7 +686,7 @@ static void *reader_main(void *arg)
     if (rd.stop)
       break;
     pthread_mutex_unlock(&rd.mu);
-    take(pmon__now_ns());
+    take(pmon__now_ns(), 0);
     pthread_mutex_lock(&rd.mu);
   }
   pthread_mutex_unlock(&rd.mu);
@@ -643,7 +700,7 @@ void pmon__share_start(void)
 
   if (!s.on || rd.started)
     return;
-  take(pmon__now_ns()); /* the first reading, with the meters' first */
+  take(pmon__now_ns(), 1); /* the first reading, with the meters' first */
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&rd.cond, &ca);
@@ -672,34 +729,6 @@ static void reader_stop(void)
   pthread_join(rd.thread, NULL);
   pthread_cond_destroy(&rd.cond);
   rd.started = 0;
-}
-
-/* The CPUs in a list such as "0-3,8,10-11" (cpuset.cpus.effective); -1
- * when it is not one. */
-static int cpu_list_count(const char *p)
-{
-  int n = 0;
-
-  while (*p != '\0' && *p != '\n') {
-    char *end;
-    long a = strtol(p, &end, 10), b = a;
-
-    if (end == p || a < 0)
-      return -1;
-    p = end;
-    if (*p == '-') {
-      b = strtol(p + 1, &end, 10);
-      if (end == p + 1 || b < a)
-        return -1;
-      p = end;
-    }
-    n += (int)(b - a + 1);
-    if (*p == ',')
-      p++;
-    else if (*p != '\0' && *p != '\n')
-      return -1;
-  }
-  return n;
 }
 
 /* The cgroup v2 path of PID that ends at its component job_*, into BUF;
@@ -764,7 +793,8 @@ static int open_cgroup(const int *pids, int n)
     snprintf(path, sizeof path, "%s/%s%s/cpuset.cpus.effective",
              pmon__sysfs_root(), mounts[m], cg);
     if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-      int c = pread_all(fd, buf, sizeof buf) > 0 ? cpu_list_count(buf) : -1;
+      int c = pread_all(fd, buf, sizeof buf) > 0 ? pmon__cpu_list_count(buf)
+                                                 : -1;
 
       if (c > 0) {
         s.job_cpus = c;
@@ -826,6 +856,20 @@ static void setup(const int *pids, int n)
   s.job_cpus = c > 0 && s.node_cpus > 0 && s.node_cpus <= PMON_CPUS_MAX ? c
                                                                         : -1;
   s.cpus_from = "affinity";
+  /* Slurm's allocation, when it is fewer CPUs than the ranks may use (a
+   * job not bound to its CPUs: TaskPlugin=task/none). */
+  {
+    const char *v = getenv("SLURM_CPUS_ON_NODE");
+    char *end;
+    long a = v != NULL && getenv("SLURM_JOB_ID") != NULL
+               ? strtol(v, &end, 10) : -1;
+
+    if (v != NULL && a > 0 && *end == '\0' && s.node_cpus > 0 &&
+        a < s.node_cpus && (s.job_cpus < 0 || a < s.job_cpus)) {
+      s.job_cpus = (int)a;
+      s.cpus_from = "slurm";
+    }
+  }
   s.job_ok = 1;
   if ((s.ranks = malloc((size_t)n * sizeof *s.ranks)) != NULL) {
     memcpy(s.ranks, pids, (size_t)n * sizeof *s.ranks);
@@ -845,6 +889,7 @@ static void setup(const int *pids, int n)
     if (!s.job_ok)
       s.source = SRC_NONE;
   }
+  pmon__ev_open(pids, n, s.node_cpus, s.hz, s.init_ticks);
   s.on = 1;
 }
 
@@ -912,6 +957,8 @@ void pmon__share_open(void)
 /* What the readings say. */
 struct verdict {
   double span, job, node, others; /* seconds; NAN unknown */
+  double jobs, jobs_err;          /* the other jobs' CPU time, seconds
+                                     (pmon__ev_others_cpu()); NAN */
   int gpus_others;                /* GPUs another's process used */
   int shared;                     /* -1 unknown */
   double share, share_err;        /* the job's share of the node's energy
@@ -923,22 +970,29 @@ struct verdict {
  * of its history, into *PMIN, and its mean over the history, into
  * *PMEAN; 0, or -1 when the history cannot tell (fewer than two points,
  * no time, no energy).  A history shorter than one window gives the mean
- * for both.
+ * for both.  Each window's power is taken at the most its points allow:
+ * its energy with the error made between readings in it, and its ends'
+ * stamps off by their stated errors (err[] of struct pmon_tl_sample) at
+ * the mean power: P_min may be no lower than the node's idle power.
  */
 static int power_range(double *pmin, double *pmean)
 {
   const struct pmon_state *g = &pmon__g;
+  const struct pmon_hist_point *p = g->hist.p;
   double lo = INFINITY;
   size_t a = 0;
 
-  if (g->hist.p == NULL || g->hist.n < 2 ||
-      g->hist.p[g->hist.n - 1].t_ns <= g->hist.p[0].t_ns)
+  if (p == NULL || g->hist.n < 2 || p[g->hist.n - 1].t_ns <= p[0].t_ns)
     return -1;
   *pmean = pmon__hist_power(&g->hist, 0, g->hist.n - 1);
   for (size_t b = 1; b < g->hist.n; b++) {
-    if (g->hist.p[b].t_ns - g->hist.p[a].t_ns < SHARE_WINDOW_NS)
+    double dt = (double)(p[b].t_ns - p[a].t_ns) * 1e-9, up;
+
+    if (p[b].t_ns - p[a].t_ns < SHARE_WINDOW_NS)
       continue;
-    lo = fmin(lo, pmon__hist_power(&g->hist, a, b));
+    up = p[b].e - p[a].e + fabs(p[b].err[0] - p[a].err[0]) +
+         *pmean * (p[a].err[2] + p[b].err[2]);
+    lo = fmin(lo, up / dt);
     a = b;
   }
   *pmin = isfinite(lo) && lo < *pmean ? lo : *pmean;
@@ -948,18 +1002,21 @@ static int power_range(double *pmin, double *pmean)
 }
 
 /*
- * The job's share of a shared node's energy (share_model "cpu-time"; pmon(7),
- * Shared nodes).  The node's energy is an idle part, P_idle over the span,
- * and the rest, which its busy CPUs drew.  The rest goes by busy CPU
- * time: the job's part U = job / node.  The idle part goes by the CPUs the
- * job may use, K = job_cpus / node_cpus, when it is held to part of the
- * node; else with the rest (a job that may use every CPU is given the
- * idle part as it uses them).  P_idle is not known: it lies between 0
- * and the lowest power the node drew, P_min, so its part of the energy,
- * phi, between 0 and P_min / P_mean, and the share between U and
- * phi_max K + (1 - phi_max) U.  The share is the middle of that range and
- * its bar half the range, plus the CPU times' rounding (a tick at each end
- * of both).  GPUs are not modelled: their energy goes as the CPUs'.
+ * The job's share of a shared node's energy (share_model "cpu-time";
+ * pmon(7), Shared nodes; docs/report-format.md derives the bar).  The
+ * node's energy is an idle part, P_idle over the span, and the rest, which
+ * its busy CPUs drew.  The busy CPU time N is the job's J, the other
+ * jobs' W (pmon__ev_others_cpu()) and the work of no job D = N - J - W
+ * (daemons, kernel threads, the user's processes of no job).  The idle
+ * part and D's part of the rest go by allocation: K = job_cpus /
+ * node_cpus when the job is held to part of the node, else by the jobs'
+ * work, J / (J + W) (1/2 +- 1/2 when neither worked).  The rest goes by
+ * CPU time: the job's part of it is (J + K D) / N.  P_idle is not known:
+ * it lies between 0 and the lowest power the node drew, P_min, so its
+ * part of the energy, phi, between 0 and phi_max = P_min / P_mean, and
+ * the share between A = (J + K D) / N and phi_max K + (1 - phi_max) A.
+ * The share is the middle of that range and its bar half the range, plus
+ * the CPU times' rounding (a tick at each end of each) and K's own bar.
  */
 /* GPU K's energy since init (its channel's latest sample) into *E when
  * it is part of the node total's: a whole-node meter holds it, or its
@@ -1025,8 +1082,8 @@ static void share_gpus(double *f, double *err)
 static void share(struct verdict *v)
 {
   int part = s.job_cpus > 0 && s.node_cpus > 0 && s.job_cpus < s.node_cpus;
-  double k = part ? (double)s.job_cpus / (double)s.node_cpus : NAN;
-  double u = NAN, tick, pmin, pmean, phi, a, b;
+  double tick = 4.0 / (double)s.hz, k, k_err = 0, w, d, a, b, pmin, pmean;
+  double phi, lo, hi;
 
   if (v->shared == 0) {
     v->share = 1;
@@ -1035,45 +1092,44 @@ static void share(struct verdict *v)
   }
   if (v->shared != 1 || isnan(v->job) || isnan(v->node))
     return;
-  /* Held to part of the node, but nothing else ran there (the others'
-   * CPU time under the threshold, no other's process on a GPU): the
-   * node's energy is all this job's, the idle part of the CPUs it could
-   * not use too (a job bound to a few cores of a node it was given). */
-  if (v->gpus_others == 0 && !isnan(v->others) && v->span > 0 &&
-      v->others <= PMON_SHARE_OTHERS * v->span) {
-    v->share = 1;
-    v->share_err = 0;
-    return;
-  }
-  tick = 4.0 / (double)s.hz;
-  if (v->node > tick)
-    u = v->job > v->node ? 1 : v->job / v->node;
-  if (isnan(u) && !part)
-    return;
-  if (isnan(u)) { /* the node was idle: all of it by the CPUs */
-    v->share = k;
-    v->share_err = 0;
-  } else if (!part) {
-    /* The rounding, against the larger of the two (the job's may read
-     * above the node's: they are rounded apart). */
-    v->share = u;
-    v->share_err = tick / (v->job > v->node ? v->job : v->node);
+  w = isnan(v->jobs) ? 0 : v->jobs;
+  if (part) {
+    k = (double)s.job_cpus / (double)s.node_cpus;
   } else {
-    phi = power_range(&pmin, &pmean) == 0 ? pmin / pmean : 1;
-    a = u;
-    b = phi * k + (1 - phi) * u;
-    v->share = (a + b) / 2;
-    v->share_err = fabs(a - b) / 2 +
-                   tick / (v->job > v->node ? v->job : v->node);
+    /* J / (J + W), each rounded by a tick: between these two */
+    lo = v->job + w > tick ? fmax(0, v->job - tick) / (v->job + w) : 0;
+    hi = v->job + w > tick ? fmin(1, (v->job + tick) / (v->job + w)) : 1;
+    k = (lo + hi) / 2;
+    k_err = (hi - lo) / 2;
   }
+  phi = power_range(&pmin, &pmean) == 0 ? fmin(1, pmin / pmean) : 1;
+  if (v->node > tick) {
+    d = fmax(0, v->node - v->job - w);
+    a = (fmin(v->job, v->node) + k * d) / v->node;
+    lo = -(tick + v->jobs_err) / v->node; /* the rounding, below */
+  } else { /* the node was idle: all of it by allocation */
+    d = 0;
+    a = k;
+    lo = 0;
+  }
+  b = phi * k + (1 - phi) * a;
+  /* The range: A to B, widened by the rounding and by K's own bar (the
+   * share moves by phi + (1 - phi) D / N with K), and cut to [0, 1]. */
+  hi = fmax(a, b) - lo +
+       k_err * (phi + (1 - phi) * (v->node > tick ? d / v->node : 1));
+  lo = fmin(a, b) + lo -
+       k_err * (phi + (1 - phi) * (v->node > tick ? d / v->node : 1));
+  lo = fmax(0, lo);
+  hi = fmin(1, hi);
+  v->share = (lo + hi) / 2;
+  v->share_err = (hi - lo) / 2;
   share_gpus(&v->share, &v->share_err);
 }
 
 static struct verdict judge(void)
 {
-  struct verdict v = {NAN, NAN, NAN, NAN, 0, -1, NAN, NAN};
+  struct verdict v = {NAN, NAN, NAN, NAN, NAN, 0, 0, -1, NAN, NAN};
   int part = s.job_cpus > 0 && s.node_cpus > 0 && s.job_cpus < s.node_cpus;
-  int cpus_known = s.job_cpus > 0 && s.node_cpus > 0;
 
   if (s.hb) {
     v.span = (double)(s.b1.t - s.b0.t) * 1e-9;
@@ -1092,14 +1148,20 @@ static struct verdict judge(void)
       v.node = s.n1.busy - s.n0.busy;
     }
   }
+  v.jobs = pmon__ev_others_cpu(&v.jobs_err);
   for (int k = 0; k < s.ngpu; k++)
     v.gpus_others += s.gpu[k].others != 0;
-  if (part || v.gpus_others > 0 ||
-      (!isnan(v.others) && v.span > 0 &&
-       v.others > PMON_SHARE_OTHERS * v.span))
-    v.shared = 1;
-  else if (!isnan(v.others) && v.span > 0 && cpus_known)
-    v.shared = 0;
+  /* Shared: evidence of another job (lib/evidence.c), or another's
+   * process on a GPU.  Else the node is the job's: share 1. */
+  v.shared = v.gpus_others > 0 || pmon__ev_any();
+  if (v.shared && part) {
+    char what[160];
+
+    snprintf(what, sizeof what, "this job may use %d of the node's %d CPUs "
+             "(%s): its idle part is split by them", s.job_cpus,
+             s.node_cpus, s.cpus_from);
+    pmon__ev_note(PMON_EVK_AFFINITY, what);
+  }
   share(&v);
   return v;
 }
@@ -1116,17 +1178,13 @@ static const char *fig(double x, char *buf, size_t size)
 
 void pmon__share_finish(void)
 {
-  struct pmon_state *g = &pmon__g;
   struct verdict v;
-  char a[32], b[32], c[16], d[16], gpus[96] = "";
-  size_t k = 0;
-  int first = 0;
+  char a[32], b[32], c[32], d[32], e[32], ev[160];
 
   reader_stop();
   if (!s.on)
     return;
-  s.t_gpu_next = 0; /* who uses the GPUs at the end too */
-  take(pmon__now_ns());
+  take(pmon__now_ns(), 1); /* who uses the GPUs at the end too */
   v = judge();
   s.split = v.shared == 1 ? (isfinite(v.share) ? 1 : -1)
             : v.shared == 0 ? 0 : -1;
@@ -1134,34 +1192,47 @@ void pmon__share_finish(void)
    * to the digits written. */
   s.f = s.split == 1 ? round(v.share * 1e6) / 1e6 : 1;
   s.f_err = s.split == 1 ? round(v.share_err * 1e6) / 1e6 : 0;
+  if (pmon__tracing) {
+    json_t *t = json_pack("{s:i, s:f, s:f, s:o}", "split", s.split, "share",
+                          s.f, "share_err", s.f_err, "sharing",
+                          pmon__share_json());
+
+    pmon__trace_share(t);
+    json_decref(t);
+  }
   if (v.shared != 1)
     return;
-  snprintf(c, sizeof c, s.job_cpus > 0 ? "%d" : "?", s.job_cpus);
-  snprintf(d, sizeof d, s.node_cpus > 0 ? "%d" : "?", s.node_cpus);
-  /* "; others' processes on gpu0, gpu1 (pid 4242 first)" */
-  for (int i = 0; i < s.ngpu; i++) {
-    const struct gpu *u = &s.gpu[i];
-
-    if (u->others == 0 || k + PMON_CH_NAME_MAX + 24 > sizeof gpus)
-      continue;
-    if (k == 0)
-      first = u->others;
-    k += (size_t)snprintf(gpus + k, sizeof gpus - k, "%s%s",
-                          k == 0 ? "; others' processes on " : ", ",
-                          g->ms[u->meter].m.ch[u->ch].name);
-  }
-  if (k > 0)
-    snprintf(gpus + k, sizeof gpus - k, " (pid %d first)", first);
   pmon__event(s.t_read, -1, "shared",
-              "others used %s CPU-s/s beside this job's %s (CPUs %s of %s "
-              "allowed)%s: this node's energy is not this job's alone",
-              fig(v.span > 0 ? v.others / v.span : NAN, a, sizeof a),
-              fig(v.span > 0 ? v.job / v.span : NAN, b, sizeof b), c, d,
-              gpus);
+              "another job ran on this node (%s): this job's share of its "
+              "energy is %s +- %s, by its CPU time (%s CPU-s/s; other jobs' "
+              "%s, no job's %s)",
+              pmon__ev_summary(ev, sizeof ev), fig(v.share, a, sizeof a),
+              fig(v.share_err, b, sizeof b),
+              fig(v.span > 0 ? v.job / v.span : NAN, c, sizeof c),
+              fig(v.span > 0 ? v.jobs / v.span : NAN, d, sizeof d),
+              fig(v.span > 0 && v.node > v.job + (isnan(v.jobs) ? 0 : v.jobs)
+                    ? (v.node - v.job - (isnan(v.jobs) ? 0 : v.jobs)) / v.span
+                    : 0, e, sizeof e));
+}
+
+void pmon__share_replayed(int split, double f, double err,
+                          json_t *sharing)
+{
+  s.replayed = 1;
+  s.split = split;
+  s.f = split == 1 ? f : 1;
+  s.f_err = split == 1 ? err : 0;
+  json_decref(s.sharing);
+  s.sharing = json_deep_copy(sharing);
 }
 
 int pmon__share_factor(double *f, double *err)
 {
+  if (s.replayed) {
+    *f = s.f;
+    *err = s.f_err;
+    return s.split;
+  }
   *f = s.split == 1 ? s.f : 1;
   *err = s.split == 1 ? s.f_err : 0;
   if (!s.on) /* PMON_SHARE=off: the site gives whole nodes */
@@ -1188,6 +1259,8 @@ json_t *pmon__share_json(void)
   struct verdict v;
   json_t *gpus, *rec;
 
+  if (s.replayed)
+    return s.sharing != NULL ? json_deep_copy(s.sharing) : json_null();
   if (!s.on)
     return json_null();
   pthread_mutex_lock(&s_mu);
@@ -1204,32 +1277,41 @@ json_t *pmon__share_json(void)
                       u->failed && !u->others ? json_null()
                                               : json_boolean(u->others != 0)));
   }
-  rec = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, "
-                   "s:o, s:s}",
+  rec = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, "
+                   "s:o, s:o, s:s, s:o}",
                    "source",
                    s.hj && sources[s.source] != NULL
                      ? json_string(sources[s.source])
                      : json_null(),
                    "span_s", num(v.span), "job_cpu_s", num(v.job),
                    "node_cpu_s", num(v.node), "others_cpu_s", num(v.others),
+                   "other_jobs_cpu_s", num(v.jobs),
                    "job_cpus", count(s.job_cpus), "node_cpus",
                    count(s.node_cpus), "cpus_from", s.cpus_from, "gpus", gpus,
                    "shared",
                    v.shared < 0 ? json_null() : json_boolean(v.shared),
                    "share", num(v.share), "share_err", num(v.share_err),
-                   "share_model", "cpu-time");
+                   "share_model", "cpu-time", "evidence", pmon__ev_json());
   pthread_mutex_unlock(&s_mu);
   return rec;
+}
+
+void pmon__share_named(const char *job)
+{
+  if (s.on)
+    pmon__ev_named(job);
 }
 
 void pmon__share_close(void)
 {
   reader_stop();
+  pmon__ev_close();
   for (int i = 0; i < s.np; i++)
     if (s.p[i].fd >= 0)
       close(s.p[i].fd);
   free(s.p);
   free(s.ranks);
+  json_decref(s.sharing);
   if (s.stat_fd >= 0)
     close(s.stat_fd);
   if (s.cg_fd >= 0)

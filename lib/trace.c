@@ -458,21 +458,33 @@ void pmon__trace_region(int tid, int begin, const char *name, uint64_t t,
   pthread_mutex_unlock(&tr.lock);
 }
 
-void pmon__trace_record(json_t *rank)
+/* {"KEY": V} as one line of this rank's trace. */
+static void trace_json(const char *key, json_t *v)
 {
   char *text;
 
   if (!pmon__tracing)
     return;
   /* Reals to 17 digits: the replay's figures are the job's, to 1e-9. */
-  text = json_dumps(rank, JSON_COMPACT | JSON_REAL_PRECISION(17));
+  text = json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(17) |
+                         JSON_ENCODE_ANY);
   pthread_mutex_lock(&tr.lock);
   if (tr.f != NULL && text == NULL)
     trace_lost("out of memory");
   else if (tr.f != NULL)
-    fprintf(tr.f, "{\"record\": %s}\n", text);
+    fprintf(tr.f, "{\"%s\": %s}\n", key, text);
   pthread_mutex_unlock(&tr.lock);
   free(text);
+}
+
+void pmon__trace_record(json_t *rank)
+{
+  trace_json("record", rank);
+}
+
+void pmon__trace_share(json_t *share)
+{
+  trace_json("share", share);
 }
 
 void pmon__trace_close(void)

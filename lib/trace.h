@@ -68,6 +68,11 @@ void pmon__trace_region(int tid, int begin, const char *name, uint64_t t,
  * figures of the ranks' records, as the leader does. */
 void pmon__trace_record(struct json_t *rank);
 
+/* The node leader, at finalize: the node's share ({"split", "share",
+ * "share_err", "sharing"}, lib/share.c), for the replay to split the
+ * node's figures as the job did. */
+void pmon__trace_share(struct json_t *share);
+
 /* At teardown: the file flushed and closed. */
 void pmon__trace_close(void);
 

@@ -9,7 +9,7 @@ WAVE=$top_builddir/tests/wave
 PMON_PRELOAD_LIB=$(cd "$top_builddir" && pwd)/mpiio/.libs/libpmon-mpiio.so
 export PMON_PRELOAD_LIB
 unset PMON_METERS PMON_OUTPUT PMON_NODE PMON_DISABLE PMON_QUIET PMON_DEBUG \
-  PMON_TIMELINE PMON_TRACE PMON_RECORD
+  PMON_TIMELINE PMON_TRACE PMON_RECORD PMON_SHARE
 failures=0
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/pmon-test.XXXXXX") || exit 99

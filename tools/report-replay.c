@@ -17,9 +17,10 @@
  * The ranks' MPI-IO and communication figures are made of their
  * "record" lines (each rank's I/O phases and call slots, as the leader
  * gathered them: pmon__io_node(), pmon__comm_node()), when every rank's
- * file has one.  Not replayed, and so not in the report: the shared-node
- * split (the node's figures are as with PMON_SHARE=off), the CPU times
- * and clocks of the timeline.
+ * file has one.  The shared-node split is the one the job's leader traced
+ * ("share": its share, its bar and its "sharing"), applied as the job
+ * applied it.  Not replayed, and so not in the report: the CPU times and
+ * clocks of the timeline.
  *
  * A line that cannot be taken stops the replay with one line on stderr,
  * "pmon-report: replay: FILE:LINE: what: why", and exit status 1.
@@ -608,6 +609,20 @@ static int take(struct rank *r, int *waiting)
                    "and times, not negative; phases [start, end, bytes])");
       json_decref(r->record);
       r->record = json_incref(json_object_get(o, "record"));
+    } else if (json_object_get(o, "share") != NULL) {
+      json_t *sh = json_object_get(o, "share");
+      json_int_t split;
+      double f, e;
+
+      if (!json_is_object(sh) || get_int(sh, "split", -1, 1, &split) != 0 ||
+          get_num(sh, "share", &f) != 0 || get_num(sh, "share_err", &e) != 0 ||
+          !(f >= 0 && f <= 1 && e >= 0) ||
+          !(json_is_object(json_object_get(sh, "sharing")) ||
+            json_is_null(json_object_get(sh, "sharing"))))
+        return bad(s, "share: {split (-1, 0 or 1), share (0 to 1), "
+                   "share_err (0 or more), sharing (an object or null)} "
+                   "expected");
+      pmon__share_replayed((int)split, f, e, json_object_get(sh, "sharing"));
     } else if (json_object_get(o, "tid") != NULL) {
       begin = json_object_get(o, "begin") != NULL;
       name = json_object_get(o, begin ? "begin" : "end");
@@ -930,6 +945,13 @@ int report_replay(int argc, char **argv)
       json_array_append(ranks, rk[k].record);
   g->rank = 0;
   g->local_size = n;
+  {
+    double f, f_err;
+
+    /* The share the leader traced, on every energy (lib/pmon.c). */
+    if (pmon__share_factor(&f, &f_err) == 1)
+      pmon__rtab_share(&tab, f, f_err);
+  }
   rec = pmon__node_record(ranks, &tab);
   nodes = json_array();
   if (rec == NULL || nodes == NULL) {
