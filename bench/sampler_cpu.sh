@@ -107,6 +107,13 @@ for hz in 10 12; do
 done
 ( keithley_peer 60; row kt60 "keithley, pty emulator" 60 1 )
 ( keithley_peer 1; row kt1 "keithley, pty emulator" 1 0.1 )
+# The same on a node found shared (Slurm gave the job one CPU of the
+# node's): the CPU times read ten times a second and /proc walked once a
+# second (pmon(7), Shared nodes), for reference.
+if [ "$(nproc 2>/dev/null || echo 1)" -gt 1 ]; then
+  ( keithley_peer 1; export SLURM_JOB_ID=bench SLURM_CPUS_ON_NODE=1
+    row kt1s "keithley, pty, shared node" 1 - )
+fi
 ( eaton_peer 1; row eaton1 "eaton, snmpd, SNMPv2c" 1 0.1 )
 ( redfish_peer 1 http; row rf1 "redfish http, python peer" 1 0.1 )
 ( redfish_peer 1 https; row rfs1 "redfish https, python peer" 1 0.1 )
