@@ -814,7 +814,8 @@ void pmon__ev_walk_end(double span_s)
     return;
   for (size_t i = 0; i < e.nu; i++)
     e.u[i].ok = 0;
-  qsort(e.wk, e.nwk, sizeof *e.wk, by_pid);
+  if (e.nwk > 0)
+    qsort(e.wk, e.nwk, sizeof *e.wk, by_pid);
   for (size_t i = 0; i < e.nwk; i++) {
     const struct seen *w = &e.wk[i];
 

@@ -361,7 +361,8 @@ static void scan(uint64_t t)
                       ? (double)(t - s.t_first) * 1e-9 : 0);
   if (s.source != SRC_PROC)
     return;
-  qsort(all, n, sizeof *all, by_int); /* by pid, the first member */
+  if (n > 0)
+    qsort(all, n, sizeof *all, by_int); /* by pid, the first member */
   do {
     size_t nk = 0;
 
