@@ -121,6 +121,7 @@ static struct {
   int ncg;
   /* the records */
   char dir[PATH_MAX], prefix[NAME_MAX + 1], rec[PATH_MAX];
+  char boot[64];            /* this boot's id, read at open */
   int named;                /* set once job, meters and rec are */
   char job[128];
   int ranks[EV_PIDS], nranks; /* the node's ranks */
@@ -476,29 +477,6 @@ static void slurm_open(int pid)
 
 /* ---- the records ---------------------------------------------------- */
 
-static void boot_id(char *buf, size_t size)
-{
-  char path[PATH_MAX];
-
-  snprintf(path, sizeof path, "%s/sys/kernel/random/boot_id",
-           pmon__proc_root());
-  if (slurp(path, buf, size) <= 0)
-    snprintf(buf, size, "unknown");
-  buf[strcspn(buf, " \n")] = '\0';
-}
-
-/* The real uid of process PID; -1. */
-static long uid_of(long pid)
-{
-  char path[PATH_MAX], buf[2048], *p;
-
-  snprintf(path, sizeof path, "%s/%ld/status", pmon__proc_root(), pid);
-  if (slurp(path, buf, sizeof buf) <= 0 ||
-      (p = strstr(buf, "\nUid:")) == NULL)
-    return -1;
-  return strtol(p + 5, NULL, 10);
-}
-
 /* A process's CPU time with the children it waited for, and its start,
  * ticks; -1 when it cannot be read. */
 static int cpu_of(int pid, unsigned long long *cpu, unsigned long long *start)
@@ -540,7 +518,7 @@ static void meter_key(const struct pmon_meter *m, char *buf, size_t size)
 void pmon__ev_named(const char *job)
 {
   struct pmon_state *g = &pmon__g;
-  char before[PATH_MAX], boot[64], *text;
+  char before[PATH_MAX], *text;
   size_t cap = 4096 + 32 * EV_PIDS + sizeof e.meters, k = 0;
   unsigned long long start = 0, cpu;
   int fd;
@@ -559,12 +537,11 @@ void pmon__ev_named(const char *job)
   k = 0;
   if ((text = malloc(cap)) == NULL)
     return;
-  boot_id(boot, sizeof boot);
   cpu_of((int)getpid(), &cpu, &start);
   k += (size_t)snprintf(text + k, cap - k,
                         "pmon-share-record 1\nboot %s\njob %s\n"
                         "leader %ld %llu\n",
-                        boot, job, (long)getpid(), start);
+                        e.boot, job, (long)getpid(), start);
   for (int i = 0; i < e.nranks; i++)
     k += (size_t)snprintf(text + k, cap - k, "rank %d\n", e.ranks[i]);
   for (const char *m = e.meters; *m != '\0';) {
@@ -592,7 +569,7 @@ void pmon__ev_named(const char *job)
 }
 
 /* Record NAME in the state directory (open as DIRFD), read and judged. */
-static void record_look(int dirfd, const char *name, const char *boot)
+static void record_look(int dirfd, const char *name)
 {
   char *text, *line, *save = NULL, own[NAME_MAX + 1];
   struct other o;
@@ -630,7 +607,7 @@ static void record_look(int dirfd, const char *name, const char *boot)
     if (i == 0)
       ok = strcmp(line, "pmon-share-record 1") == 0;
     else if (strncmp(line, "boot ", 5) == 0)
-      ok = ok && strcmp(line + 5, boot) == 0;
+      ok = ok && strcmp(line + 5, e.boot) == 0;
     else if (sscanf(line, "job %127s", word) == 1)
       snprintf(o.job, sizeof o.job, "%s", word);
     else if (sscanf(line, "leader %ld %llu", &o.pid, &o.start) == 2)
@@ -654,7 +631,7 @@ static void record_look(int dirfd, const char *name, const char *boot)
     return;
   /* Its leader must run, as the file's owner. */
   start = pmon__freqrec_start_of(o.pid);
-  uid = uid_of(o.pid);
+  uid = pmon__freqrec_uid_of(o.pid);
   if (start != o.start || uid != (long)o.uid) {
     if (o.uid == (unsigned)geteuid() && start != o.start) {
       pmon__debug("share: %s/%s: its job has gone: removed", e.dir, name);
@@ -677,7 +654,7 @@ static void record_look(int dirfd, const char *name, const char *boot)
 
 static void records_look(void)
 {
-  char boot[64], names[EV_WHAT] = "";
+  char names[EV_WHAT] = "";
   DIR *dh;
   struct dirent *d;
   size_t k = 0, plen = strlen(e.prefix);
@@ -686,13 +663,12 @@ static void records_look(void)
   if (!__atomic_load_n(&e.named, __ATOMIC_ACQUIRE) || e.meters[0] == '\0' ||
       (dh = opendir(e.dir)) == NULL)
     return;
-  boot_id(boot, sizeof boot);
   while ((d = readdir(dh)) != NULL && looked++ < EV_DIR_MAX) {
     size_t n = strlen(d->d_name);
 
     if (n > plen + 4 && strncmp(d->d_name, e.prefix, plen) == 0 &&
         strcmp(d->d_name + n - 4, ".job") == 0)
-      record_look(dirfd(dh), d->d_name, boot);
+      record_look(dirfd(dh), d->d_name);
   }
   closedir(dh);
   for (int i = 0; i < e.nrc; i++)
@@ -894,6 +870,7 @@ void pmon__ev_open(const int *pids, int n, int node_cpus, long hz,
   if (n > 0)
     slurm_open(pids[0]);
   pmon__freqrec_dir(e.dir, sizeof e.dir);
+  pmon__freqrec_boot_id(e.boot, sizeof e.boot);
   pmon__node_name(node, sizeof node);
   snprintf(e.prefix, sizeof e.prefix, "pmon-share-%.200s-", node);
   for (char *p = e.prefix; *p; p++)

@@ -109,7 +109,7 @@ unsigned long long pmon__freqrec_start_of(long pid)
   return start;
 }
 
-static void boot_id(char *buf, size_t size)
+void pmon__freqrec_boot_id(char *buf, size_t size)
 {
   char path[PATH_MAX];
   ssize_t n;
@@ -249,7 +249,7 @@ static int parse(struct pmon_freqrec *r, char *text)
   char boot[64], *line, *save = NULL;
   int n = 0;
 
-  boot_id(boot, sizeof boot);
+  pmon__freqrec_boot_id(boot, sizeof boot);
   for (line = strtok_r(text, "\n", &save); line != NULL;
        line = strtok_r(NULL, "\n", &save), n++) {
     char id[64], cpus[8192];
@@ -295,7 +295,7 @@ static int parse(struct pmon_freqrec *r, char *text)
 
 /* Reads the job's leader's user (the real uid of /proc/PID/status); -1
  * when it cannot be read. */
-static long uid_of(long pid)
+long pmon__freqrec_uid_of(long pid)
 {
   char path[PATH_MAX], buf[2048], *p;
   ssize_t n;
@@ -397,7 +397,8 @@ static int read_record(struct pmon_freqrec *r, int mine)
 
     j->alive = j->pid > 0 && j->start != 0 &&
                pmon__freqrec_start_of(j->pid) == j->start;
-    j->believed = j->alive && uid_of(j->pid) == (long)r->owner;
+    j->believed =
+      j->alive && pmon__freqrec_uid_of(j->pid) == (long)r->owner;
   }
   return 0;
 }
@@ -591,7 +592,7 @@ int pmon__freqrec_unlock(struct pmon_freqrec *r, int save)
         rc = pmon__fail(PMON_EIO, "%s: cannot write: %s", r->path,
                         strerror(errno));
       } else {
-        boot_id(boot, sizeof boot);
+        pmon__freqrec_boot_id(boot, sizeof boot);
         fprintf(fp, "%s\nboot %s\n", REC_MAGIC, boot);
         for (int c = 0; c < PMON_CPUS_MAX; c++)
           if (r->orig[c] != 0)
@@ -653,7 +654,7 @@ int pmon__freqrec_limits(const struct pmon_freqrec *r, unsigned *khz)
   close(fd);
   if (text == NULL)
     return pmon__fail(PMON_ENOMEM, "%s: out of memory", r->limits);
-  boot_id(boot, sizeof boot);
+  pmon__freqrec_boot_id(boot, sizeof boot);
   for (line = strtok_r(text, "\n", &save); line != NULL && !bad;
        line = strtok_r(NULL, "\n", &save), n++) {
     unsigned cpu, k;
@@ -704,7 +705,7 @@ int pmon__freqrec_limits_save(const struct pmon_freqrec *r,
     return pmon__fail(PMON_EIO, "%s: cannot write: %s", r->limits,
                       strerror(errno));
   }
-  boot_id(boot, sizeof boot);
+  pmon__freqrec_boot_id(boot, sizeof boot);
   fprintf(fp, "%s\nboot %s\n", LIM_MAGIC, boot);
   for (int c = 0; c < PMON_CPUS_MAX; c++)
     if (khz[c] != 0)

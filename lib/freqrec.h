@@ -154,6 +154,12 @@ int pmon__freqrec_unlock(struct pmon_freqrec *r, int save);
  * (SLURM_JOB_ID, PBS_JOBID, LSB_JOBID, FLUX_JOB_ID), else "pid-PID". */
 void pmon__freqrec_job_key(char *buf, size_t size);
 
+/* This boot's id (PROC/sys/kernel/random/boot_id; "unknown") into BUF,
+ * and the real uid of process PID (-1 when it cannot be read): what a
+ * record of the node is checked against (lib/evidence.c too). */
+void pmon__freqrec_boot_id(char *buf, size_t size);
+long pmon__freqrec_uid_of(long pid);
+
 /* The start time of process PID (field 22 of /proc/PID/stat), 0 when it
  * cannot be read. */
 unsigned long long pmon__freqrec_start_of(long pid);
