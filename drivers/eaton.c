@@ -24,7 +24,7 @@
  * One GET per reading carries every channel's OID; a reading fails as a
  * whole when one value is missing, negative or implausible.  A request
  * waits at most timeout x (retries + 1), which open() keeps below the
- * period.  net-snmp is initialised once per process without its
+ * period; at open a try waits OPEN_TIMEOUT at least, and is sent twice.  net-snmp is initialised once per process without its
  * configuration files, persistent state, MIB files or logging
  * (library_init()).
  */
@@ -72,6 +72,12 @@
 #define INTERVAL_MIN 0.05
 #define INTERVAL_MAX 3600.0
 #define WORST_SHARE 0.9    /* a default timeout leaves 10 % of the period */
+/* The requests at open wait longer: there is no period to keep yet, and
+ * an agent's first answers (a v3 engine's discovery, a loaded host) come
+ * slower than the readings'.  A PDU that does not answer then delays
+ * pmon_init() by OPEN_TIMEOUT x 2 at least (1 s). */
+#define OPEN_TIMEOUT 0.5
+#define OPEN_RETRIES 1
 
 /*
  * The cross-check: the Wh counters' rise against the integral of the
@@ -1162,7 +1168,26 @@ static int eaton_open(struct pmon_meter *m)
   library_init();
   if ((rc = session_open(&m->spec, ep)) != 0)
     return rc;
-  rc = ep->kind == KIND_OUTLET ? open_outlets(ep) : open_input(ep);
+  {
+    /* The readings' timeout and retries, and the open's patience. */
+    netsnmp_session *ss = snmp_sess_session(ep->sess);
+    double timeout_s = ep->timeout_s;
+    int retries = ep->retries;
+
+    ep->timeout_s = timeout_s > OPEN_TIMEOUT ? timeout_s : OPEN_TIMEOUT;
+    ep->retries = retries > OPEN_RETRIES ? retries : OPEN_RETRIES;
+    if (ss != NULL) {
+      ss->timeout = (long)(ep->timeout_s * 1e6 + 0.5);
+      ss->retries = ep->retries;
+    }
+    rc = ep->kind == KIND_OUTLET ? open_outlets(ep) : open_input(ep);
+    ep->timeout_s = timeout_s;
+    ep->retries = retries;
+    if (ss != NULL) {
+      ss->timeout = (long)(timeout_s * 1e6 + 0.5);
+      ss->retries = retries;
+    }
+  }
   if (rc != 0) {
     snmp_sess_close(ep->sess);
     ep->sess = NULL;
