@@ -240,6 +240,7 @@ void pmon__comm_call(int call, uint64_t bytes, uint64_t t0, uint64_t t1)
                                 ? bytes
                                 : UINT64_MAX - r->bytes);
     r->ticks += t1 - t0;
+    r->ticks2 += (double)(t1 - t0) * (double)(t1 - t0);
     /* The slots hold the time the rank was inside calls: with several
      * threads, the union of their calls, from the first one's entry to
      * the last one's exit (pmon__comm_begin()), never more than the time
@@ -291,10 +292,11 @@ json_t *pmon__comm_json(void)
 
       if (r->calls > 0)
         json_array_append_new(
-          rows, json_pack("[i, i, I, I, I]", c, k, (json_int_t)r->calls,
+          rows, json_pack("[i, i, I, I, I, f]", c, k, (json_int_t)r->calls,
                           (json_int_t)(r->bytes > INT64_MAX ? INT64_MAX
                                                             : r->bytes),
-                          (json_int_t)((double)r->ticks * scale)));
+                          (json_int_t)((double)r->ticks * scale),
+                          r->ticks2 * scale * scale));
     }
   for (unsigned i = 0; i < PMON_COMM_SLOTS; i++)
     if (hot->slot[i] > 0)
@@ -316,6 +318,7 @@ struct table {
   struct acc {
     double calls, bytes, time, energy, err; /* ERR: energy's error bar */
     double emax;                            /* its bound */
+    double time2; /* the calls' squared times; NAN: a record lacks them */
   } a[PMON_COMM_NCALLS][PMON_COMM_BINS];
   double calls, bytes, time, energy, err;
   double emax; /* the energy's bound (pmon__err_max()), the ranks' added */
@@ -355,12 +358,15 @@ static json_t *table_json(const struct table *t, int energy)
       if (a->calls <= 0)
         continue;
       json_array_append_new(
-        by, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o}",
+        by, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o, s:o, s:o, s:o, "
+                      "s:o}",
                       "call", call_names[c], "size_min",
                       (json_int_t)pmon__comm_bin_min(k), "size_max",
                       (json_int_t)pmon__comm_bin_max(k),
                       "calls", (json_int_t)a->calls, "bytes",
-                      (json_int_t)a->bytes, "time_s", a->time, "energy_j",
+                      (json_int_t)a->bytes, "time_s", a->time, "call_sd_s",
+                      num_or_null(pmon__call_sd(a->calls, a->time, a->time2)),
+                      "energy_j",
                       num_or_null(e), "energy_err_j",
                       num_or_null(energy ? a->err : NAN), "energy_err_max_j",
                       num_or_null(energy ? a->emax : NAN), "s_per_byte",
@@ -511,6 +517,9 @@ static int add_rank(struct table *t, json_t *r, int nranks)
     a->calls += (double)json_integer_value(json_array_get(row, 2));
     a->bytes += (double)json_integer_value(json_array_get(row, 3));
     a->time += ns * 1e-9;
+    a->time2 += json_is_number(json_array_get(row, 5))
+                  ? json_number_value(json_array_get(row, 5)) * 1e-18
+                  : NAN;
     a->energy += ticks > 0 && ok ? e * ns / ticks : 0;
     a->err += ticks > 0 && ok ? bar * ns / ticks : 0;
     a->emax += ticks > 0 && ok ? max * ns / ticks : 0;
@@ -562,6 +571,12 @@ static void add_row(struct table *t, json_t *row)
   a = &t->a[c][k];
   a->calls += (double)json_integer_value(json_object_get(row, "calls"));
   a->bytes += (double)json_integer_value(json_object_get(row, "bytes"));
+  a->time2 += pmon__call_t2(
+    (double)json_integer_value(json_object_get(row, "calls")),
+    json_number_value(json_object_get(row, "time_s")),
+    json_is_number(json_object_get(row, "call_sd_s"))
+      ? json_number_value(json_object_get(row, "call_sd_s"))
+      : NAN);
   a->time += json_number_value(json_object_get(row, "time_s"));
   a->energy += json_number_value(json_object_get(row, "energy_j"));
   a->err += json_is_number(json_object_get(row, "energy_err_j"))

@@ -517,6 +517,7 @@ static void account(int file, int kind, uint64_t bytes, uint64_t t0,
     r->calls++;
     r->bytes += bytes;
     r->ticks += dt;
+    r->ticks2 += (double)dt * (double)dt;
   }
   phase_add(t0, t1, ok && (kind == PMON_IO_READ || kind == PMON_IO_WRITE)
                       ? bytes : 0);
@@ -605,7 +606,8 @@ static json_t *name_json(const char *name)
 }
 
 /* The rank's data calls by size: [[op (0 read, 1 write), bin, calls,
- * bytes, ns]...], the empty bins left out. */
+ * bytes, ns, ns^2 (the sum of the calls' squared times, a real)]...],
+ * the empty bins left out. */
 static json_t *sizes_json(void)
 {
   json_t *a = json_array();
@@ -615,10 +617,11 @@ static json_t *sizes_json(void)
 
     if (r->calls > 0)
       json_array_append_new(
-        a, json_pack("[i, i, I, I, I]", k / PMON_COMM_BINS,
+        a, json_pack("[i, i, I, I, I, f]", k / PMON_COMM_BINS,
                      k % PMON_COMM_BINS, (json_int_t)r->calls,
                      (json_int_t)(r->bytes > INT64_MAX ? INT64_MAX : r->bytes),
-                     (json_int_t)((double)r->ticks * io.scale)));
+                     (json_int_t)((double)r->ticks * io.scale),
+                     r->ticks2 * io.scale * io.scale));
   }
   return a;
 }
@@ -857,7 +860,9 @@ static json_t *num_or_null(double v)
 /* The data calls by size of a node or the job: calls, bytes, seconds and
  * joules per op (0 read, 1 write) and bin. */
 struct sizes {
-  double v[2][PMON_COMM_BINS][5]; /* calls, bytes, time, energy, its bar */
+  double v[2][PMON_COMM_BINS][6]; /* calls, bytes, time, energy, its bar,
+                                     the calls' squared times (s^2; NAN
+                                     when a rank's record lacks them) */
 };
 
 /* The list of a rank's record (sizes_json()) into T. */
@@ -875,11 +880,22 @@ static void sizes_add_rank(struct sizes *t, json_t *list)
     t->v[op][k][0] += (double)json_integer_value(json_array_get(e, 2));
     t->v[op][k][1] += (double)json_integer_value(json_array_get(e, 3));
     t->v[op][k][2] += (double)json_integer_value(json_array_get(e, 4)) * 1e-9;
+    t->v[op][k][5] += json_is_number(json_array_get(e, 5))
+                        ? json_number_value(json_array_get(e, 5)) * 1e-18
+                        : NAN;
   }
 }
 
+/* The standard deviation of the times of the calls of V (a sizes bin),
+ * NAN when fewer than 2 or unknown. */
+static double call_sd(const double *v)
+{
+  return pmon__call_sd(v[0], v[2], v[5]);
+}
+
 /* The report's list of T: per op and bin {op, size_min, size_max, calls,
- * bytes, time_s, energy_j, mb_per_j}; energies null unless ENERGY. */
+ * bytes, time_s, call_sd_s, energy_j, energy_err_j, mb_per_j}; energies
+ * null unless ENERGY. */
 static json_t *sizes_list(const struct sizes *t, int energy)
 {
   json_t *a = json_array();
@@ -892,12 +908,13 @@ static json_t *sizes_list(const struct sizes *t, int energy)
       if (v[0] <= 0)
         continue;
       json_array_append_new(
-        a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o, s:o}", "op",
-                     op ? "write" : "read", "size_min",
+        a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o, s:o, s:o}",
+                     "op", op ? "write" : "read", "size_min",
                      (json_int_t)pmon__comm_bin_min(k), "size_max",
                      (json_int_t)pmon__comm_bin_max(k), "calls",
                      (json_int_t)v[0], "bytes", (json_int_t)v[1], "time_s",
-                     v[2], "energy_j", num_or_null(e), "energy_err_j",
+                     v[2], "call_sd_s", num_or_null(call_sd(v)), "energy_j",
+                     num_or_null(e), "energy_err_j",
                      num_or_null(energy ? v[4] : NAN), "mb_per_j",
                      num_or_null(e > 0 ? v[1] / 1e6 / e : NAN)));
     }
@@ -1070,6 +1087,11 @@ json_t *pmon__io_job(json_t *nodes)
       sz->v[op][b][4] += json_is_number(json_object_get(e, "energy_err_j"))
                            ? rget(e, "energy_err_j")
                            : NAN;
+      sz->v[op][b][5] += pmon__call_t2(
+        (double)iget(e, "calls"), rget(e, "time_s"),
+        json_is_number(json_object_get(e, "call_sd_s"))
+          ? rget(e, "call_sd_s")
+          : NAN);
     }
     time_s = rget(r, "time_s") > time_s ? rget(r, "time_s") : time_s;
     ptime = rget(r, "phase_time_s") > ptime ? rget(r, "phase_time_s") : ptime;

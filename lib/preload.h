@@ -5,6 +5,7 @@
 #ifndef PMON_PRELOAD_H
 #define PMON_PRELOAD_H
 
+#include <math.h>
 #include <stdint.h>
 #include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -89,10 +90,33 @@ static inline uint64_t pmon__io_stamp(int clock)
 }
 
 /* The calls of one size bin (pmon__comm_bin()): of one call, or of one
- * kind of MPI-IO data call. */
+ * kind of MPI-IO data call; ticks2, the sum of the calls' squared ticks
+ * (the spread of a bin's calls, for its bar in advice). */
 struct pmon__comm_row {
   uint64_t calls, bytes, ticks;
+  double ticks2;
 };
+
+/* The standard deviation of the times of N calls that took T seconds in
+ * all and T2 squared seconds, NAN when fewer than 2 or unknown. */
+static inline double pmon__call_sd(double n, double t, double t2)
+{
+  double v;
+
+  if (!(n >= 2) || !(t2 >= 0))
+    return NAN;
+  v = (t2 - t * t / n) / (n - 1);
+  return v > 0 ? sqrt(v) : 0;
+}
+
+/* The squared seconds T2 back from N calls' T seconds and SD (a report's
+ * call_sd_s; NAN when it is absent): pmon__call_sd()'s inverse. */
+static inline double pmon__call_t2(double n, double t, double sd)
+{
+  if (n == 1)
+    return t * t;
+  return n >= 2 && sd >= 0 ? sd * sd * (n - 1) + t * t / n : NAN;
+}
 
 #define PMON_COMM_BINS 65    /* 0 bytes, then one per power of two */
 

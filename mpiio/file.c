@@ -179,6 +179,7 @@ static inline void sized(struct pmon__comm_row *r, uint64_t b, uint64_t dt)
   r->calls++;
   r->bytes += b;
   r->ticks += dt;
+  r->ticks2 += (double)dt * (double)dt;
 }
 
 /*

@@ -23,7 +23,8 @@
  *     --idle-w W      with --follow, and required with it: the power idle
  *     --cores C       with --follow, and required with it: the node's cores
  *     --freq FILE     the power follows the CPU clock limit in FILE (kHz, a
- *                     scaling_max_freq of a fixture): WATTS at --freq-max
+ *                     scaling_max_freq of a fixture): WATTS at --freq-max;
+ *                     given again (up to 64), the mean limit of the files
  *     --freq-max KHZ  with --freq, and required with it; and --idle-w W
  *     --random LO     at each publication the power until the next one
  *                     becomes a level drawn at random from LO to WATTS
@@ -76,7 +77,9 @@
  * With --freq, at each publication the power over the interval since the
  * one before is W + (WATTS - W) * (f / KHZ)^3, f being FILE's value then
  * (clamped to 0..KHZ; KHZ when it cannot be read): dynamic power goes as
- * f V^2, and V with f.  It does not go with --follow or --step-at.
+ * f V^2, and V with f.  With several files f is the mean of their values:
+ * a node whose power follows the mean limit over its CPUs, so that capping
+ * half of them saves much less than half of capping all.  It does not go with --follow or --step-at.
  *
  * With --freeze-at it prints "frozen NS" when it stops, NS being the
  * CLOCK_MONOTONIC instant of the last values it published, and "resumed
@@ -168,7 +171,9 @@ struct proc {
 /* The power following the CPU demand of the processes of a PID file. */
 struct follow {
   const char *pidfile;
-  const char *freq_file; /* --freq */
+  const char *freq_file; /* --freq: the first */
+  const char *freq_files[64];
+  int nfreq;
   int random;            /* --random: a new level at each publication */
   int sched_fd;          /* --schedule: the file of power changes, or -1 */
   char sched_buf[4096];  /* its partial line */
@@ -317,16 +322,20 @@ static void follow_read(struct follow *fl, double t0)
  * clock limit in the file now. */
 static void freq_read(struct follow *fl, double t0)
 {
-  double t = now() - t0, dt = t - fl->t_s, f = fl->freq_max, r;
-  FILE *fp = fopen(fl->freq_file, "r");
+  double t = now() - t0, dt = t - fl->t_s, r = 0;
 
-  if (fp != NULL) {
-    if (fscanf(fp, "%lf", &f) != 1)
-      f = fl->freq_max;
-    fclose(fp);
+  for (int i = 0; i < fl->nfreq; i++) {
+    FILE *fp = fopen(fl->freq_files[i], "r");
+    double f = fl->freq_max, q;
+
+    if (fp != NULL) {
+      if (fscanf(fp, "%lf", &f) != 1)
+        f = fl->freq_max;
+      fclose(fp);
+    }
+    q = f / fl->freq_max;
+    r += (q < 0 ? 0 : q > 1 ? 1 : q) / fl->nfreq;
   }
-  r = f / fl->freq_max;
-  r = r < 0 ? 0 : r > 1 ? 1 : r;
   if (dt > 0) {
     fl->w = fl->idle_w + (fl->max_w - fl->idle_w) * r * r * r;
     fl->joules += fl->w * dt;
@@ -443,8 +452,14 @@ int main(int argc, char **argv)
         perror(argv[i]);
         return 2;
       }
-    } else if (i + 1 < argc && strcmp(argv[i], "--freq") == 0)
+    } else if (i + 1 < argc && strcmp(argv[i], "--freq") == 0) {
       fl.freq_file = argv[++i];
+      if (fl.nfreq == 64) {
+        fprintf(stderr, "pmfeed: --freq: at most 64 files\n");
+        return 2;
+      }
+      fl.freq_files[fl.nfreq++] = argv[i];
+    }
     else if (i + 1 < argc && strcmp(argv[i], "--freq-max") == 0)
       fl.freq_max = atof(argv[++i]);
     else if (i + 1 < argc && strcmp(argv[i], "--random") == 0) {

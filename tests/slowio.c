@@ -8,10 +8,19 @@
  * its time is known, and so is its energy on a constant-power fixture
  * (tests/advise-sizes.test).  Without SLOWIO_PATH it changes nothing.
  * A call already slower than its target is not slowed further.
+ *
+ * With SLOWIO_SPREAD=R (0 to 0.5) each call's time is drawn: its target
+ * times 1 + R u, u uniform over [-sqrt 3, sqrt 3] (mean 0, standard
+ * deviation 1), from a generator seeded with SLOWIO_SEED (default 1)
+ * plus the MPI rank (OMPI_COMM_WORLD_RANK or PMI_RANK): a storage whose
+ * calls vary by a known spread, the same draws for the same seed
+ * (tests/advise-spread.test).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,17 +54,39 @@ static double start(int fd)
   return strncmp(path, dir, strlen(dir)) == 0 ? now() : -1;
 }
 
-/* Sleeps until T0 + SLOWIO_CALL_S + BYTES x SLOWIO_BYTE_S (when T0 >= 0),
- * keeping errno as the real call left it. */
+/* The next of the seeded draws, uniform over [0, 1) (xorshift64*). */
+static double draw(void)
+{
+  static uint64_t x;
+
+  if (x == 0) {
+    const char *s = getenv("SLOWIO_SEED"), *r = getenv("OMPI_COMM_WORLD_RANK");
+
+    if (r == NULL)
+      r = getenv("PMI_RANK");
+    x = (uint64_t)(s ? atoll(s) : 1) * 0x9E3779B97F4A7C15u +
+        (uint64_t)(r ? atoll(r) : 0) + 1;
+  }
+  x ^= x >> 12;
+  x ^= x << 25;
+  x ^= x >> 27;
+  return (double)((x * 0x2545F4914F6CDD1Du) >> 11) * 0x1.0p-53;
+}
+
+/* Sleeps until T0 + (SLOWIO_CALL_S + BYTES x SLOWIO_BYTE_S) x the call's
+ * draw (when T0 >= 0), keeping errno as the real call left it. */
 static void finish(double t0, size_t bytes)
 {
   const char *c = getenv("SLOWIO_CALL_S"), *b = getenv("SLOWIO_BYTE_S");
-  double until, left;
+  const char *sp = getenv("SLOWIO_SPREAD");
+  double until, left, k = 1;
   int saved = errno;
 
   if (t0 < 0)
     return;
-  until = t0 + (c ? atof(c) : 0) + (double)bytes * (b ? atof(b) : 0);
+  if (sp != NULL && atof(sp) > 0)
+    k = 1 + atof(sp) * sqrt(3.0) * (2 * draw() - 1);
+  until = t0 + ((c ? atof(c) : 0) + (double)bytes * (b ? atof(b) : 0)) * k;
   while ((left = until - now()) > 0) {
     struct timespec ts = {(time_t)left,
                           (long)((left - (double)(time_t)left) * 1e9)};

@@ -17,6 +17,15 @@
  * compute probe's loops per second, over those at the first limit, are
  * the point's speed.
  *
+ * A job's PMON_IO_FREQ caps only the CPUs its ranks run on, and a node's
+ * power need not fall in proportion to the CPUs capped (one whose power
+ * follows the mean limit over its CPUs saves at half of them much less
+ * than half of what it saves at all).  So at each limit below the first
+ * the node is measured a second time with only the first PART of its
+ * CPUs at that limit, the others as found, both probes again (the compute
+ * probe's threads then on the capped CPUs alone: the job's); pmon-report
+ * advise interpolates between none, PART and all CPUs capped.
+ *
  * The run owns the clock (lib/freqrec.h): it holds the node's
  * calibration lock from before its first write to after its last, so
  * that a second run is refused and a job's PMON_IO_FREQ leaves the clock
@@ -84,10 +93,12 @@ struct spinner {
   int started;
 };
 
-/* A point: the limit, and each probe's power, bar and the speed. */
+/* A point: the limit, and each probe's power, bar and the speed; and
+ * the same with the first PART CPUs alone capped (NAN: not measured). */
 struct point {
   unsigned khz;
   double wait_w, wait_err_w, compute_w, compute_err_w, loops_s;
+  double part_wait_w, part_wait_err_w, part_compute_w, part_compute_err_w;
 };
 
 static void *spin(void *arg)
@@ -161,20 +172,20 @@ static int write_khz(struct cpus *c, int i, unsigned khz)
   return 0;
 }
 
-/* Every CPU at KHZ, or at its own bound nearest it; FOUND: as found,
- * which writes only those written with another limit.  The writes that
- * failed. */
-static int set_all(struct cpus *c, unsigned khz, int found)
+/* The first UPTO CPUs at KHZ, or at their own bound nearest it, the
+ * others as found; FOUND: all as found, which writes only those written
+ * with another limit.  The writes that failed. */
+static int set_some(struct cpus *c, unsigned khz, int found, int upto)
 {
   int failed = 0;
 
   for (int i = 0; i < c->n; i++) {
-    unsigned k = found             ? c->found[i]
+    unsigned k = found || i >= upto ? c->found[i]
                  : khz < c->min[i] ? c->min[i]
                  : khz > c->found[i] ? c->found[i]
                                      : khz;
 
-    if (found && !c->changed[i])
+    if ((found || i >= upto) && !c->changed[i])
       continue;
     /* Marked before the write: a signal between the two puts it back. */
     unsigned char was = c->changed[i];
@@ -189,6 +200,12 @@ static int set_all(struct cpus *c, unsigned khz, int found)
     }
   }
   return failed;
+}
+
+/* Every CPU at KHZ (or at its bound), or all as found: set_some(). */
+static int set_all(struct cpus *c, unsigned khz, int found)
+{
+  return set_some(c, khz, found, c->n);
 }
 
 void meters_calibrate_restore_now(void)
@@ -335,9 +352,11 @@ static void unsave(int made)
 }
 
 /* The compute probe at the limit set: the node's power with a spinning
- * thread on each CPU of this process's affinity, into P; 0 or -1. */
+ * thread on each CPU of this process's affinity (with UPTO >= 0, on those
+ * of the first UPTO CPUs of the calibration alone), into *W and *ERR and
+ * P's speed (UPTO < 0); 0 or -1. */
 static int compute_probe(meters_power_fn *power, void *arg, double seconds,
-                         struct point *p)
+                         struct point *p, int upto, double *w, double *err)
 {
   static struct spinner s[PMON_CPUS_MAX];
   atomic_int stop = 0;
@@ -356,7 +375,11 @@ static int compute_probe(meters_power_fn *power, void *arg, double seconds,
   pthread_sigmask(SIG_BLOCK, &mask, &old);
   t0 = pmon__now_ns();
   for (int cpu = 0; cpu < CPU_SETSIZE && cpu < PMON_CPUS_MAX; cpu++) {
-    if (!CPU_ISSET(cpu, &set))
+    int mine = upto < 0;
+
+    for (int i = 0; i < upto && !mine; i++)
+      mine = cal.cpu[i] == cpu;
+    if (!CPU_ISSET(cpu, &set) || !mine)
       continue;
     s[n].cpu = cpu;
     s[n].stop = &stop;
@@ -365,7 +388,11 @@ static int compute_probe(meters_power_fn *power, void *arg, double seconds,
     n++;
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  rc = power(arg, seconds, &p->compute_w, &p->compute_err_w);
+  if (n == 0 && upto >= 0) {
+    *w = *err = NAN; /* none of them is this process's to spin on */
+    return 0;
+  }
+  rc = power(arg, seconds, w, err);
   atomic_store(&stop, 1);
   for (int i = 0; i < n; i++)
     if (s[i].started) {
@@ -373,7 +400,8 @@ static int compute_probe(meters_power_fn *power, void *arg, double seconds,
       loops += (double)s[i].loops;
     }
   t1 = pmon__now_ns();
-  p->loops_s = t1 > t0 ? loops / ((double)(t1 - t0) * 1e-9) : NAN;
+  if (upto < 0)
+    p->loops_s = t1 > t0 ? loops / ((double)(t1 - t0) * 1e-9) : NAN;
   return rc;
 }
 
@@ -384,7 +412,7 @@ static json_t *num(double v)
 
 /* The file: written beside PATH and renamed over it.  0 or -1 (said). */
 static int write_file(const char *path, const struct cpus *c, unsigned hi,
-                      const struct point *p, int np, double seconds,
+                      const struct point *p, int np, int part, double seconds,
                       double window_s, const char *covers)
 {
   char tmp[PATH_MAX + 32], node[256], date[32];
@@ -398,21 +426,31 @@ static int write_file(const char *path, const struct cpus *c, unsigned hi,
   gmtime_r(&now, &tm);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
   pts = json_array();
-  for (int i = 0; i < np; i++)
-    json_array_append_new(
-      pts, json_pack("{s:f, s:o, s:o, s:o, s:o, s:o}", "limit_mhz",
-                     p[i].khz / 1000.0, "wait_w", num(p[i].wait_w),
-                     "wait_err_w", num(p[i].wait_err_w), "compute_w",
-                     num(p[i].compute_w), "compute_err_w",
-                     num(p[i].compute_err_w), "speed",
-                     num(p[0].loops_s > 0 ? p[i].loops_s / p[0].loops_s
-                                          : NAN)));
-  root = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:o}",
+  for (int i = 0; i < np; i++) {
+    json_t *pt = json_pack(
+      "{s:f, s:o, s:o, s:o, s:o, s:o}", "limit_mhz", p[i].khz / 1000.0,
+      "wait_w", num(p[i].wait_w), "wait_err_w", num(p[i].wait_err_w),
+      "compute_w", num(p[i].compute_w), "compute_err_w",
+      num(p[i].compute_err_w), "speed",
+      num(p[0].loops_s > 0 ? p[i].loops_s / p[0].loops_s : NAN));
+
+    if (pt != NULL && part > 0 && i > 0)
+      json_object_set_new(
+        pt, "part",
+        json_pack("{s:i, s:o, s:o, s:o, s:o}", "cpus", part, "wait_w",
+                  num(p[i].part_wait_w), "wait_err_w",
+                  num(p[i].part_wait_err_w), "compute_w",
+                  num(p[i].part_compute_w), "compute_err_w",
+                  num(p[i].part_compute_err_w)));
+    json_array_append_new(pts, pt);
+  }
+  root = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:i, s:f, s:f, s:f, "
+                   "s:o}",
                    "format", "pmon-clock-calibration", "version", 1, "pmon",
                    pmon_version(), "node", node, "date", date, "covers",
-                   covers, "cpus", c->n, "limit_found_mhz",
-                   hi / 1000.0, "seconds", seconds, "window_s",
-                   window_s, "points", pts);
+                   covers, "cpus", c->n, "part_cpus", part,
+                   "limit_found_mhz", hi / 1000.0, "seconds", seconds,
+                   "window_s", window_s, "points", pts);
   if (root == NULL) {
     fprintf(stderr, "pmon-meters: %s: out of memory\n", meters_tty(path));
     return -1;
@@ -446,10 +484,10 @@ static int out_failed(void)
 /* The limits from LO to HI at each point, measured into P; the points
  * done, or -1 with *FAILED the writes that failed, or -2 when standard
  * output failed (errno in *ERR for either). */
-static int measure(struct point *p, int npoints, unsigned lo, unsigned hi,
-                   double seconds, double window_s, meters_power_fn *power,
-                   void *arg, volatile sig_atomic_t *interrupted, int *failed,
-                   int *err)
+static int measure(struct point *p, int npoints, int part, unsigned lo,
+                   unsigned hi, double seconds, double window_s,
+                   meters_power_fn *power, void *arg,
+                   volatile sig_atomic_t *interrupted, int *failed, int *err)
 {
   int done = 0;
 
@@ -465,11 +503,29 @@ static int measure(struct point *p, int npoints, unsigned lo, unsigned hi,
     }
     power(arg, window_s, &q->wait_w, &q->wait_err_w); /* settle */
     if (power(arg, seconds, &q->wait_w, &q->wait_err_w) != 0 ||
-        compute_probe(power, arg, seconds, q) != 0)
+        compute_probe(power, arg, seconds, q, -1, &q->compute_w,
+                      &q->compute_err_w) != 0)
       break;
     printf("%10.0f %8.1f +- %-4.1f %8.1f +- %-4.1f %7.3f\n", q->khz / 1000.0,
            q->wait_w, q->wait_err_w, q->compute_w, q->compute_err_w,
            p[0].loops_s > 0 ? q->loops_s / p[0].loops_s : NAN);
+    q->part_wait_w = q->part_wait_err_w = NAN;
+    q->part_compute_w = q->part_compute_err_w = NAN;
+    if (part > 0 && i > 0 && !*interrupted) {
+      /* The same limit on the first PART CPUs alone (a job's). */
+      if ((*failed = set_some(&cal, q->khz, 0, part)) != 0) {
+        *err = errno;
+        return -1;
+      }
+      power(arg, window_s, &q->part_wait_w, &q->part_wait_err_w);
+      if (power(arg, seconds, &q->part_wait_w, &q->part_wait_err_w) != 0 ||
+          compute_probe(power, arg, seconds, q, part, &q->part_compute_w,
+                        &q->part_compute_err_w) != 0)
+        break;
+      printf("%10s %8.1f +- %-4.1f %8.1f +- %-4.1f   (%d of %d CPUs)\n", "",
+             q->part_wait_w, q->part_wait_err_w, q->part_compute_w,
+             q->part_compute_err_w, part, cal.n);
+    }
     if (out_failed()) {
       *err = errno;
       return -2;
@@ -481,7 +537,7 @@ static int measure(struct point *p, int npoints, unsigned lo, unsigned hi,
 
 /* The run, with the calibration's lock held and the limits found saved:
  * the exit status. */
-static int run(const char *path, int npoints, double seconds,
+static int run(const char *path, int npoints, int part, double seconds,
                double window_s, const char *covers, meters_power_fn *power,
                void *arg, volatile sig_atomic_t *interrupted)
 {
@@ -496,14 +552,17 @@ static int run(const char *path, int npoints, double seconds,
   if (lo >= hi)
     npoints = 1;
   printf("\ncalibrating the clock: %d CPUs, %d limits from %.0f to %.0f "
-         "MHz, %.3g s a probe\n", cal.n, npoints, hi / 1000.0, lo / 1000.0,
+         "MHz, %.3g s a probe", cal.n, npoints, hi / 1000.0, lo / 1000.0,
          seconds);
+  if (part > 0)
+    printf("; below the first, again with %d of them capped", part);
+  printf("\n");
   printf("%10s %14s %14s %8s\n", "limit MHz", "waiting W", "computing W",
          "speed");
   e = 0;
   done = out_failed() ? (e = errno, -2)
-                      : measure(p, npoints, lo, hi, seconds, window_s, power,
-                                arg, interrupted, &failed, &e);
+                      : measure(p, npoints, part, lo, hi, seconds, window_s,
+                                power, arg, interrupted, &failed, &e);
   out_err = done == -2;
   if (set_all(&cal, 0, 1) != 0) {
     fprintf(stderr, "pmon-meters: --calibrate-clock: some CPUs' limits "
@@ -530,16 +589,17 @@ static int run(const char *path, int npoints, double seconds,
     return 1;
   }
   printf("every limit as found (%.0f MHz)\n", hi / 1000.0);
-  if (write_file(path, &cal, hi, p, npoints, seconds, window_s, covers) != 0)
+  if (write_file(path, &cal, hi, p, npoints, part, seconds, window_s,
+                 covers) != 0)
     return 1;
   printf("written: %s\n", meters_tty(path));
   return out_failed();
 }
 
-int meters_calibrate_clock(const char *path, int npoints, double seconds,
-                           double window_s, const char *covers,
-                           meters_power_fn *power, void *arg,
-                           volatile sig_atomic_t *interrupted)
+int meters_calibrate_clock(const char *path, int npoints, int part,
+                           double seconds, double window_s,
+                           const char *covers, meters_power_fn *power,
+                           void *arg, volatile sig_atomic_t *interrupted)
 {
   struct pmon_freqcal lock;
   char node[256], owner[300];
@@ -550,6 +610,15 @@ int meters_calibrate_clock(const char *path, int npoints, double seconds,
             "has a clock limit (%s/devices/system/cpu/cpuN/cpufreq/"
             "scaling_max_freq): nothing to calibrate\n",
             meters_tty(pmon__sysfs_root()));
+    return 1;
+  }
+  if (part < 0)
+    part = cal.n / 2; /* half, or none of one CPU */
+  else if (part >= cal.n && part > 0) {
+    fprintf(stderr, "pmon-meters: --calibrate-clock: --part %d: this node "
+            "has %d CPUs with a clock limit; at most %d\n", part, cal.n,
+            cal.n - 1);
+    close_cpus(&cal);
     return 1;
   }
   /* The clock is this run's from here: a job looks for the lock before
@@ -572,7 +641,7 @@ int meters_calibrate_clock(const char *path, int npoints, double seconds,
                                       sizeof owner));
   rc = 1;
   if (!job_holds(&cal) && check_saved(&cal, &made) == 0) {
-    rc = run(path, npoints, seconds, window_s, covers, power, arg,
+    rc = run(path, npoints, part, seconds, window_s, covers, power, arg,
              interrupted);
     unsave(made);
   }

@@ -151,6 +151,7 @@ struct options {
   int calibrate;        /* --calibrate-clock */
   const char *output;   /* -o: its file */
   int points;           /* --points: its limits */
+  int part;             /* --part: CPUs capped alone; -1: half */
 };
 
 /* Set by SIGINT and SIGTERM (with --calibrate-clock, by every signal
@@ -1006,8 +1007,9 @@ static int calibrate(struct node *n, const struct options *opt,
     return EXIT_CONFIG;
   }
   pmon__covers_text(n->covers, covers, sizeof covers);
-  return meters_calibrate_clock(opt->output, opt->points, seconds, window_s,
-                                covers, node_power, &a, &interrupted);
+  return meters_calibrate_clock(opt->output, opt->points, opt->part, seconds,
+                                window_s, covers, node_power, &a,
+                                &interrupted);
 }
 
 /* ---- The drivers ------------------------------------------------------ */
@@ -1051,6 +1053,10 @@ static void usage(FILE *out)
         "  -o, --output=FILE    where --calibrate-clock writes\n"
         "      --points=N       --calibrate-clock's limits (2 to 16,\n"
         "                       default 5)\n"
+        "      --part=K         --calibrate-clock measures each limit\n"
+        "                       again with K CPUs alone capped, as a\n"
+        "                       job's PMON_IO_FREQ caps its own (default\n"
+        "                       half of them; 0: not)\n"
         "  -d, --drivers        list the drivers of this build\n"
         "  -h, --help           print this help and exit\n"
         "  -V, --version        print the version and exit\n"
@@ -1114,6 +1120,7 @@ static int parse_args(int argc, char **argv, struct options *opt)
     {"calibrate-clock", no_argument, NULL, 'C'},
     {"output", required_argument, NULL, 'o'},
     {"points", required_argument, NULL, 'P'},
+    {"part", required_argument, NULL, 'K'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -1172,6 +1179,18 @@ static int parse_args(int argc, char **argv, struct options *opt)
       opt->points = (int)v;
       break;
     }
+    case 'K': {
+      char *end;
+      long v;
+
+      errno = 0;
+      v = strtol(optarg, &end, 10);
+      if (end == optarg || *end != '\0' || errno != 0 || v < 0 ||
+          v >= PMON_CPUS_MAX)
+        return usage_error("--part %s: not a number of CPUs", optarg);
+      opt->part = (int)v;
+      break;
+    }
     case 'h':
       usage(stdout);
       return 0;
@@ -1190,14 +1209,19 @@ static int parse_args(int argc, char **argv, struct options *opt)
     return usage_error("%s: unexpected argument", argv[optind]);
   if (opt->calibrate && opt->output == NULL)
     return usage_error("--calibrate-clock: no -o FILE to write");
-  if (!opt->calibrate && (opt->output != NULL || opt->points != 0))
+  if (!opt->calibrate &&
+      (opt->output != NULL || opt->points != 0 || opt->part != -2))
     return usage_error("%s: only with --calibrate-clock",
-                       opt->output != NULL ? "--output" : "--points");
+                       opt->output != NULL ? "--output"
+                       : opt->points != 0  ? "--points"
+                                           : "--part");
   if (opt->calibrate && (opt->list_only || opt->drivers))
     return usage_error("--calibrate-clock: not with %s",
                        opt->list_only ? "--list" : "--drivers");
   if (opt->points == 0)
     opt->points = 5;
+  if (opt->part == -2)
+    opt->part = -1; /* half */
   return -1;
 }
 
@@ -1247,7 +1271,7 @@ static void show_header(const struct node *n, const struct options *opt)
 
 int main(int argc, char **argv)
 {
-  struct options opt = {NULL, -1, 0, 0, 0, 0, NULL, 0};
+  struct options opt = {NULL, -1, 0, 0, 0, 0, NULL, 0, -2};
   struct node *n;
   double window_s;
   int status, measured = 0;

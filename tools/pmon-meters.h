@@ -52,17 +52,19 @@ typedef int meters_power_fn(void *arg, double seconds, double *w,
 /*
  * pmon-meters --calibrate-clock: the node's power, waiting and computing,
  * at NPOINTS clock limits (POWER(ARG, ...) measures it, SECONDS a probe,
- * in windows of WINDOW_S), written to PATH with COVERS (what the total
+ * in windows of WINDOW_S), below the first also with PART of the CPUs
+ * alone at the limit (< 0: half of them; 0: not), written to PATH with
+ * COVERS (what the total
  * covers); every limit put back as found, also when *INTERRUPTED is set
  * and when standard output fails.  The caller sets *INTERRUPTED on every
  * signal that would end the program, ignores SIGPIPE, and calls
  * meters_calibrate_restore_now() from the handler of a fault.  The exit
  * status: 0 when written, 1 when not (said on standard error).
  */
-int meters_calibrate_clock(const char *path, int npoints, double seconds,
-                           double window_s, const char *covers,
-                           meters_power_fn *power, void *arg,
-                           volatile sig_atomic_t *interrupted);
+int meters_calibrate_clock(const char *path, int npoints, int part,
+                           double seconds, double window_s,
+                           const char *covers, meters_power_fn *power,
+                           void *arg, volatile sig_atomic_t *interrupted);
 
 /* Every CPU's limit that the calibration changed put back as found, now.
  * Async-signal-safe (pwrite(2) of texts made beforehand). */

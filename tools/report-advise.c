@@ -26,9 +26,11 @@
  * A bin's saving is BYTES x (J/B of the bin - J/B of the largest bin).
  * Its bar adds, linearly (the bins' errors share the node's meter, so
  * they may lean one way), each small bin's own energy bar and the
- * largest bin's J/B bar times the bytes moved at it.  The time change is
- * the same sum with seconds per byte, without a bar (the time of a call
- * is counted, not measured against a meter).
+ * largest bin's J/B bar times the bytes moved at it, and the workload's
+ * spread (spread()): the later run makes the largest bin's calls anew,
+ * and repeats the others, whose times vary as they varied in this run.
+ * The time change is the same sum with seconds per byte, without a bar
+ * (the time of a call is counted, not measured against a meter).
  */
 #include "config.h"
 
@@ -76,10 +78,35 @@ static const char usage[] =
 #define complain(status, ...) \
   report_say(status, "pmon-report: advise", __VA_ARGS__)
 
-/* One bin of a call or an I/O operation, as the savings need it. */
+/* One bin of a call or an I/O operation, as the savings need it: with
+ * its calls and the spread of their times (NAN when unknown). */
 struct bin {
   double size_min, size_max, bytes, energy_j, energy_err_j, time_s;
+  double calls, call_sd_s;
 };
+
+/* A bin's calls' spread is known from this many of them on: below, or
+ * where the report has none, its bar is this share of its energy. */
+#define SPREAD_CALLS 5
+#define SPREAD_FLOOR 0.10
+
+/* The variance of the energy of N new calls like those of bin B (of
+ * whose C calls the mean is taken: the mean's own variance too, unless
+ * C is 0), into *VAR; or, when B's spread is unknown, the floor's share
+ * of that energy into *FIXED.  0, or 1 when the floor was taken. */
+static int spread(const struct bin *b, double n, double c, double *var,
+                  double *fixed)
+{
+  double p = b->time_s > 0 ? b->energy_j / b->time_s : NAN;
+
+  if (!(b->calls >= SPREAD_CALLS) || !isfinite(b->call_sd_s) ||
+      !isfinite(p)) {
+    *fixed += SPREAD_FLOOR * n * (b->calls > 0 ? b->energy_j / b->calls : 0);
+    return 1;
+  }
+  *var += p * p * b->call_sd_s * b->call_sd_s * (n + (c > 0 ? n * n / c : 0));
+  return 0;
+}
 
 static int usable(const struct bin *b)
 {
@@ -95,7 +122,8 @@ static int size_item(struct report_advice *it, const char *kind,
 {
   const struct bin *big = NULL;
   double save = 0, err = 0, dt = 0, moved = 0, jpb, jpb_err, spb;
-  int time_known = 1;
+  double var = 0, fixed = 0, m;
+  int time_known = 1, few = 0;
 
   for (size_t i = 0; i < n; i++)
     if (usable(&b[i]) && (big == NULL || b[i].size_min > big->size_min))
@@ -121,6 +149,20 @@ static int size_item(struct report_advice *it, const char *kind,
       time_known = 0;
     moved += s->bytes;
   }
+  /* The workload's spread: the later run's calls are new draws of this
+   * run's.  The large bin's M calls then (its own and those that move
+   * the small bins' bytes) at the mean of its C calls now: M + M^2/C of
+   * its calls' variance; each bin that stays, its own calls' again. */
+  m = big->calls + (big->bytes > 0 ? moved * big->calls / big->bytes : 0);
+  few |= spread(big, m, big->calls, &var, &fixed);
+  for (size_t i = 0; i < n; i++) {
+    const struct bin *s = &b[i];
+
+    if (s != big && usable(s) &&
+        (s->size_max >= big->size_min || s->energy_j / s->bytes <= jpb))
+      few |= spread(s, s->calls, 0, &var, &fixed);
+  }
+  err += 1.96 * sqrt(var) + fixed;
   /* Supported only when the saving is larger than its bar (or, where
    * the bar is unknown, as an estimate's, above 0: said so). */
   if (moved == 0 || !(isnan(err) ? save > 0 : save > err))
@@ -142,8 +184,13 @@ static int size_item(struct report_advice *it, const char *kind,
   snprintf(it->assumes, sizeof it->assumes,
            "the small %s' bytes cost what the %.0f-%.0f byte ones cost "
            "per byte in this run (%.3g J/B, %.3g s/B); the bar adds the "
-           "bins' energy bars%s",
-           unit, big->size_min, big->size_max, jpb, spb, est);
+           "bins' energy bars and the spread of their %s' times (%.3g J)%s%s",
+           unit, big->size_min, big->size_max, jpb, spb, unit,
+           1.96 * sqrt(var) + fixed,
+           few ? ", 10 % of a bin's energy where its calls are too few "
+                 "or their spread unknown"
+               : "",
+           est);
   return 0;
 }
 
@@ -164,7 +211,8 @@ static size_t comm_items(const struct report *r, struct report_advice *it,
 
       if (k < 64)
         b[k++] = (struct bin){c->size_min, c->size_max, c->bytes,
-                              c->energy_j, c->energy_err_j, c->time_s};
+                              c->energy_j, c->energy_err_j, c->time_s,
+                              c->calls, c->call_sd_s};
     }
     if (j == i)
       j = i + 1;
@@ -198,7 +246,8 @@ static size_t io_items(const struct report *r, struct report_advice *it,
 
       if (s->op != NULL && strcmp(s->op, ops[o]) == 0)
         b[k++] = (struct bin){s->size_min, s->size_max, s->bytes,
-                              s->energy_j, err, s->time_s};
+                              s->energy_j, err, s->time_s, s->calls,
+                              s->call_sd_s};
     }
     if (size_item(&it[n], "io-access-size",
                   o == 0 ? "MPI-IO reads" : "MPI-IO writes", "accesses", b, k,

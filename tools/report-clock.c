@@ -4,25 +4,35 @@
  * node's clock calibration (pmon-meters --calibrate-clock), and checked
  * on a later run (pmon-report(1), ADVISE).
  *
- * The prediction, for each node with I/O phases (their time T, energy E,
- * and the node's CPU use in them u, from its timeline):
+ * The prediction is of what the policy does: it caps the CPUs the job's
+ * ranks run on, k of the node's N (capped_cpus()), each I/O phase whole.
+ * For each node with I/O phases (their time T, energy E, and the node's
+ * CPU use in them u, from its timeline; m = u N / k, at most 1, the use
+ * of the k CPUs that the calibration's compute probe ran on alone):
  *
- *   P(f) = (1 - u) W(f) + u C(f)
+ *   P(f) = (1 - m) W(f, k) + m C(f, k)
  *
  * W and C being the calibration's waiting and computing power at limit f
- * (straight lines between its points), f0 the limit the phases ran under
- * (PMON_IO_FREQ's when the run had one, else the calibration's
+ * with k CPUs capped: at each point, piecewise linear in k through none
+ * capped (the point as found), the part it measured and all, the bar
+ * adding the distance from the line to the nearer end (at_point());
+ * between points, straight lines in f.  f0 is the limit the phases ran
+ * under (PMON_IO_FREQ's when the run had one, else the calibration's
  * limit_found_mhz, the limit jobs run under) and L a lower point.  The
  * phases' waits are assumed not to depend on the clock; what the CPUs do
- * in them (u T) takes f0/L... as long, by the calibration's speed:
+ * in them (m T) takes f0/L... as long, by the calibration's speed:
  *
- *   dt = u T (s(f0) / s(L) - 1),  saving = T (P(f0) - P(L)) - dt P(L)
+ *   dt = m T (s(f0) / s(L) - 1),  saving = T (P(f0) - P(L)) - dt P(L)
  *
  * Its bar: T times the calibration's bars at f0 and L, added (they are
  * the same meter's), and, where u is unknown, W and C mixed half and half
- * with half their difference added.  The nodes' savings and bars add up;
- * the time is the longest node's.  L is the point that saves most, and
- * only a saving larger than its bar makes an item.
+ * with half their difference added; and the workload's spread: the later
+ * run's n phases take as long as this run's give or take sqrt(2 n) sd,
+ * sd one phase's standard deviation (phase_sd()), 1.96 of those at P(L)
+ * (with fewer than 3 phases, SPREAD_FLOOR of their energy at L).  The
+ * nodes' savings and bars add up; the time is the longest node's.  L is
+ * the point that saves most, and only a saving larger than its bar makes
+ * an item.
  *
  * The check: applied when the later run's PMON_IO_FREQ is L; realized is
  * the earlier run's I/O energy less the later one's for the same bytes,
@@ -75,13 +85,65 @@ static double part(const struct report_clockpoint *lo,
   return hi->mhz > lo->mhz ? (f - lo->mhz) / (hi->mhz - lo->mhz) : 0;
 }
 
-/* A probe's power and bar at F MHz, on the line between the points
- * around it (the nearest point beyond them): COMPUTE or waiting. */
+/* The point of C as found: its highest limit, where no CPU is capped. */
+static const struct report_clockpoint *found_point(
+  const struct report_clockcal *c)
+{
+  const struct report_clockpoint *p = &c->pt[0];
+
+  for (size_t i = 1; i < c->n; i++)
+    if (c->pt[i].mhz > p->mhz)
+      p = &c->pt[i];
+  return p;
+}
+
+/* A probe's power and bar at point P with K of the calibration's CPUs
+ * capped at its limit (K NAN, or K at least its CPUs: all of them):
+ * piecewise linear in K through none capped (the point as found), the
+ * part measured and all; between two of them the bar adds the distance
+ * from the line to the nearer end (the tent that holds a curve bent
+ * either way).  COMPUTE or waiting. */
+static void at_point(const struct report_clockcal *c,
+                     const struct report_clockpoint *p, int compute, double k,
+                     double *w, double *err)
+{
+  const struct report_clockpoint *f = found_point(c);
+  double kx[3], y[3], ye[3], a;
+  int n = 0, i;
+
+  *w = compute ? p->compute_w : p->wait_w;
+  *err = compute ? p->compute_err_w : p->wait_err_w;
+  if (!(k < c->cpus) || p == f || p->mhz >= c->found_mhz - 0.5)
+    return;
+  kx[n] = 0;
+  y[n] = compute ? f->compute_w : f->wait_w;
+  ye[n++] = compute ? f->compute_err_w : f->wait_err_w;
+  if (c->part_cpus > 0 && c->part_cpus < c->cpus &&
+      isfinite(compute ? p->part_compute_w : p->part_wait_w)) {
+    kx[n] = c->part_cpus;
+    y[n] = compute ? p->part_compute_w : p->part_wait_w;
+    ye[n++] = compute ? p->part_compute_err_w : p->part_wait_err_w;
+  }
+  kx[n] = c->cpus;
+  y[n] = *w;
+  ye[n++] = *err;
+  for (i = 0; i < n - 2 && k > kx[i + 1]; i++)
+    ;
+  a = (k - kx[i]) / (kx[i + 1] - kx[i]);
+  a = a < 0 ? 0 : a > 1 ? 1 : a;
+  *w = y[i] + a * (y[i + 1] - y[i]);
+  *err = ye[i] + a * (ye[i + 1] - ye[i]) +
+         fmin(a, 1 - a) * fabs(y[i + 1] - y[i]);
+}
+
+/* A probe's power and bar at F MHz with K CPUs capped (at_point()), on
+ * the line between the points around F (the nearest point beyond them):
+ * COMPUTE or waiting. */
 static void at(const struct report_clockcal *c, double f, int compute,
-               double *w, double *err)
+               double k, double *w, double *err)
 {
   const struct report_clockpoint *lo, *hi;
-  double a;
+  double a, wl, el, wh, eh;
 
   around(c, f, &lo, &hi);
   if (lo == NULL)
@@ -89,13 +151,54 @@ static void at(const struct report_clockcal *c, double f, int compute,
   if (hi == NULL)
     hi = lo;
   a = part(lo, hi, f);
-  if (compute) {
-    *w = lo->compute_w + a * (hi->compute_w - lo->compute_w);
-    *err = lo->compute_err_w + a * (hi->compute_err_w - lo->compute_err_w);
-  } else {
-    *w = lo->wait_w + a * (hi->wait_w - lo->wait_w);
-    *err = lo->wait_err_w + a * (hi->wait_err_w - lo->wait_err_w);
-  }
+  at_point(c, lo, compute, k, &wl, &el);
+  at_point(c, hi, compute, k, &wh, &eh);
+  *w = wl + a * (wh - wl);
+  *err = el + a * (eh - el);
+}
+
+/* The CPUs that PMON_IO_FREQ caps on node N: those it capped, or the
+ * ranks' (the union of their affinity: cpu_freq's, else sharing's);
+ * NAN when unknown. */
+static double capped_cpus(const struct node *n)
+{
+  if (n->io.freq_policy.cpus > 0)
+    return n->io.freq_policy.cpus;
+  if (n->cpu_freq.cpus > 0)
+    return n->cpu_freq.cpus;
+  if (n->sharing.job_cpus > 0)
+    return n->sharing.job_cpus;
+  return NAN;
+}
+
+/* The spread of node N's I/O phases' times, as the standard deviation of
+ * one phase's (those of the timeline, each scaled to the mean bytes);
+ * *NPH the phases it is from: NAN when fewer than 3. */
+static double phase_sd(const struct node *n, double *nph)
+{
+  const struct timeline *t = &n->tl;
+  double sb = 0, sum = 0, sum2 = 0, m = 0;
+  size_t k = 0;
+
+  for (size_t i = 0; i < t->nphases; i++)
+    if (t->phases[i].bytes > 0 && t->phases[i].end_s > t->phases[i].start_s) {
+      sb += t->phases[i].bytes;
+      k++;
+    }
+  *nph = (double)k;
+  if (k < 3)
+    return NAN;
+  sb /= (double)k;
+  for (size_t i = 0; i < t->nphases; i++)
+    if (t->phases[i].bytes > 0 && t->phases[i].end_s > t->phases[i].start_s) {
+      double d = (t->phases[i].end_s - t->phases[i].start_s) * sb /
+                 t->phases[i].bytes;
+
+      sum += d;
+      sum2 += d * d;
+    }
+  m = sum / (double)k;
+  return sqrt(fmax(0, (sum2 - (double)k * m * m) / (double)(k - 1)));
 }
 
 /* The computing threads' speed at F MHz, NAN beyond the points. */
@@ -147,98 +250,155 @@ static double base_mhz(const struct report *r, const struct report_clockcal *c)
            : c->found_mhz;
 }
 
-/* The saving of limit L in R: *SAVE, *ERR, the time *DT; the CPU use of
- * the nodes (-1: unknown on some) into *U, the phases' time into *T. */
+/* A limit's prediction over the nodes: the saving, its bar (and of that
+ * the workload's spread), the time, and what it rests on. */
+struct clk {
+  double save, err, spread, dt;
+  double u_min;      /* the least CPU use in the phases; -1: unknown */
+  double t_all;      /* the phases' time, summed */
+  double k_lo, k_hi; /* the CPUs capped a node, least and most */
+  int k_unknown;     /* on some node unknown: all taken */
+  double few;        /* the phases of a node with too few to know their
+                        spread (NAN: none) */
+};
+
+/* With fewer than 3 phases a node's phases' spread is unknown: its bar
+ * is then this share of the phases' energy at the lower limit. */
+#define SPREAD_FLOOR 0.10
+
+/* The saving of limit L in R into *P; 0, or -1 when no node has I/O
+ * phases with energy. */
 static int saving_at(const struct report *r, const struct report_clockcal *c,
-                     double l, double *save, double *err, double *dt,
-                     double *u_min, double *t_all)
+                     double l, struct clk *p)
 {
   double f0 = base_mhz(r, c), s0 = speed_at(c, f0), sl = speed_at(c, l);
   int any = 0;
 
-  *save = *err = *dt = *t_all = 0;
-  *u_min = 1;
+  memset(p, 0, sizeof *p);
+  p->u_min = 1;
+  p->k_lo = INFINITY;
+  p->k_hi = -INFINITY;
+  p->few = NAN;
   for (size_t i = 0; i < r->nnodes; i++) {
     const struct node *n = &r->nodes[i];
-    double t = n->io.phase_time_s, u = io_cpu_use(n);
-    double w0, we0, c0, ce0, wl, wel, cl, cel, dp, e, pl, x;
+    double t = n->io.phase_time_s, u = io_cpu_use(n), k = capped_cpus(n);
+    double w0, we0, c0, ce0, wl, wel, cl, cel, dp, e, pl, x, m, sd, nph;
 
     if (!(t > 0) || !isfinite(n->io.energy_j))
       continue;
-    at(c, f0, 0, &w0, &we0);
-    at(c, f0, 1, &c0, &ce0);
-    at(c, l, 0, &wl, &wel);
-    at(c, l, 1, &cl, &cel);
-    if (isfinite(u)) {
-      dp = (1 - u) * (w0 - wl) + u * (c0 - cl);
-      e = (1 - u) * (we0 + wel) + u * (ce0 + cel);
-      pl = (1 - u) * wl + u * cl;
-      *u_min = fmin(*u_min, u);
+    if (isnan(k)) {
+      k = c->cpus; /* unknown: all */
+      p->k_unknown = 1;
+    }
+    p->k_lo = fmin(p->k_lo, k);
+    p->k_hi = fmax(p->k_hi, k);
+    at(c, f0, 0, k, &w0, &we0);
+    at(c, f0, 1, k, &c0, &ce0);
+    at(c, l, 0, k, &wl, &wel);
+    at(c, l, 1, k, &cl, &cel);
+    /* The compute probe ran on the capped CPUs alone: what they do is
+     * the node's use over their part of it. */
+    m = isfinite(u) && k > 0 && k < c->cpus ? fmin(1, u * c->cpus / k) : u;
+    if (isfinite(m)) {
+      dp = (1 - m) * (w0 - wl) + m * (c0 - cl);
+      e = (1 - m) * (we0 + wel) + m * (ce0 + cel);
+      pl = (1 - m) * wl + m * cl;
+      p->u_min = p->u_min < 0 ? -1 : fmin(p->u_min, u);
     } else {
       dp = ((w0 - wl) + (c0 - cl)) / 2;
       e = (we0 + wel + ce0 + cel) / 2 + fabs((w0 - wl) - (c0 - cl)) / 2;
       pl = (wl + cl) / 2;
-      u = 1; /* the time: as if the CPUs computed all along */
-      *u_min = -1;
+      m = 1; /* the time: as if the CPUs computed all along */
+      p->u_min = -1;
     }
-    x = isfinite(s0) && isfinite(sl) && sl > 0 ? u * t * (s0 / sl - 1) : 0;
-    *save += t * dp - x * pl;
-    *err += t * e;
-    *dt = fmax(*dt, x);
-    *t_all += t;
+    x = isfinite(s0) && isfinite(sl) && sl > 0 ? m * t * (s0 / sl - 1) : 0;
+    /* The workload's spread: the later run's phases are new draws of
+     * this run's, each of sd about its mean; the phases' time it will
+     * take differs from this run's by sqrt(2 n) sd (1.96 of them). */
+    sd = phase_sd(n, &nph);
+    if (isfinite(sd))
+      p->spread += 1.96 * sqrt(2 * fmax(n->io.phases, nph)) * sd * pl;
+    else {
+      p->spread += SPREAD_FLOOR * t * pl;
+      p->few = isnan(p->few) ? nph : fmin(p->few, nph);
+    }
+    p->save += t * dp - x * pl;
+    p->err += t * e;
+    p->dt = fmax(p->dt, x);
+    p->t_all += t;
     any = 1;
   }
-  return any && isfinite(*save) && isfinite(*err) ? 0 : -1;
+  p->err += p->spread;
+  return any && isfinite(p->save) && isfinite(p->err) ? 0 : -1;
 }
 
 int report_clock_item(const struct report *r,
                       const struct report_clockcal *c, const char *est,
                       struct report_advice *it)
 {
-  double f0, best = NAN, save = 0, err = 0, dt = 0, u = 0, t = 0;
+  double f0, best = NAN;
+  struct clk b = {0}, q;
+  char cpus[160], spread[200];
 
   if (c == NULL || !r->has_io)
     return -1;
   f0 = base_mhz(r, c);
   for (size_t i = 0; i < c->n; i++) {
-    double s, e, d, uu, tt;
-
-    if (!(c->pt[i].mhz < f0 - 0.5) ||
-        saving_at(r, c, c->pt[i].mhz, &s, &e, &d, &uu, &tt) != 0)
+    if (!(c->pt[i].mhz < f0 - 0.5) || saving_at(r, c, c->pt[i].mhz, &q) != 0)
       continue;
-    if (isnan(best) || s > save) {
+    if (isnan(best) || q.save > b.save) {
       best = c->pt[i].mhz;
-      save = s, err = e, dt = d, u = uu, t = tt;
+      b = q;
     }
   }
-  if (isnan(best) || !(save > err))
+  if (isnan(best) || !(b.save > b.err))
     return -1;
   memset(it, 0, sizeof *it);
   it->kind = "io-clock";
-  it->saving_j = save;
-  it->saving_err_j = err;
-  it->time_change_s = dt;
+  it->saving_j = b.save;
+  it->saving_err_j = b.err;
+  it->time_change_s = b.dt;
   it->time_change_err_s = NAN;
   it->big_min = best; /* the limit, for the check */
   snprintf(it->key, sizeof it->key, "PMON_IO_FREQ");
   snprintf(it->what, sizeof it->what,
            "%.3g s of I/O phases (summed over the nodes) ran at a limit of "
-           "%.0f MHz, %.4g J", t, f0,
+           "%.0f MHz, %.4g J", b.t_all, f0,
            isfinite(r->io.energy_j) ? r->io.energy_j : NAN);
   snprintf(it->setting, sizeof it->setting, "PMON_IO_FREQ=%.0f", best);
+  if (!(b.k_lo < c->cpus))
+    snprintf(cpus, sizeof cpus, "all CPUs of a node capped%s",
+             b.k_unknown ? " (the ranks' CPUs unknown)" : "");
+  else
+    snprintf(cpus, sizeof cpus, "the ranks' %.0f%s of %.0f CPUs capped "
+             "(%s)", b.k_lo, b.k_hi > b.k_lo ? " or more" : "", c->cpus,
+             c->part_cpus > 0 ? "between none, the calibration's part and "
+                                "all capped"
+                              : "between none and all capped: recalibrate "
+                                "with --part for a narrower bar");
+  if (isnan(b.few))
+    snprintf(spread, sizeof spread, "the phases' own spread (%.3g J)",
+             b.spread);
+  else
+    snprintf(spread, sizeof spread, "%.0f %% of the phases' energy (%.3g J): "
+             "%.0f phases are too few to know their spread",
+             100 * SPREAD_FLOOR, b.spread, b.few);
   snprintf(it->assumes, sizeof it->assumes,
-           "the phases' waits take as long at %.0f MHz; the node's power "
-           "there is the calibration's (%s, node %s, %s), waiting and "
-           "computing mixed by the CPU use in the phases (%s); the phases "
-           "ran under %.0f MHz (%s)%s",
+           "the phases' waits take as long at %.0f MHz; the policy caps "
+           "each phase whole, from its first call to PMON_IO_GAP after its "
+           "last (that gap outside the phases: not counted); the node's "
+           "power there is the calibration's (%s, node %s, %s) with %s, "
+           "waiting and computing mixed by the CPU use in the phases (%s); "
+           "the phases ran under %.0f MHz (%s); the bar adds %s%s",
            best, c->path, c->node ? c->node : "-", c->date ? c->date : "-",
-           u < 0 ? "unknown: half and half, the difference in the bar"
-                 : "from the timeline",
+           cpus,
+           b.u_min < 0 ? "unknown: half and half, the difference in the bar"
+                       : "from the timeline",
            f0,
            isfinite(r->io.freq_policy.requested_mhz)
              ? "PMON_IO_FREQ"
              : "the limit found at calibration",
-           est);
+           spread, est);
   return 0;
 }
 
@@ -318,6 +478,17 @@ static int number(json_t *o, const char *key, double *v)
     return -1;
   *v = json_number_value(x);
   return 0;
+}
+
+/* The number at KEY of O into *V: NAN when absent or null; 0, or -1
+ * when it is something else or negative. */
+static int optional(json_t *o, const char *key, double *v)
+{
+  if (json_object_get(o, key) == NULL) {
+    *v = NAN;
+    return 0;
+  }
+  return number(o, key, v) == 0 && !(*v < 0) ? 0 : -1;
 }
 
 /* The text of the calibration at PATH, opened so that nothing planted
@@ -400,6 +571,11 @@ int report_clockcal_load(const char *path, struct report_clockcal *c)
   c->node = json_string_value(json_object_get(c->root, "node"));
   c->date = json_string_value(json_object_get(c->root, "date"));
   pts = json_object_get(c->root, "points");
+  if (optional(c->root, "cpus", &c->cpus) != 0 ||
+      optional(c->root, "part_cpus", &c->part_cpus) != 0) {
+    report_clockcal_free(c);
+    return bad(path, "cpus and part_cpus must be numbers of CPUs");
+  }
   if (number(c->root, "limit_found_mhz", &c->found_mhz) != 0 ||
       !(c->found_mhz > 0) || !json_is_array(pts) ||
       json_array_size(pts) < 2 ||
@@ -408,8 +584,9 @@ int report_clockcal_load(const char *path, struct report_clockcal *c)
     return bad(path, "limit_found_mhz and 2 to 16 points are needed");
   }
   for (size_t i = 0; i < json_array_size(pts); i++) {
-    json_t *p = json_array_get(pts, i);
+    json_t *p = json_array_get(pts, i), *part = json_object_get(p, "part");
     struct report_clockpoint *q = &c->pt[c->n];
+    double pc = NAN;
 
     if (!json_is_object(p) || number(p, "limit_mhz", &q->mhz) != 0 ||
         number(p, "wait_w", &q->wait_w) != 0 ||
@@ -423,6 +600,23 @@ int report_clockcal_load(const char *path, struct report_clockcal *c)
 
       snprintf(what, sizeof what, "points[%zu]: limit_mhz, the powers and "
                "their bars must be numbers", i);
+      report_clockcal_free(c);
+      return bad(path, what);
+    }
+    q->part_wait_w = q->part_wait_err_w = NAN;
+    q->part_compute_w = q->part_compute_err_w = NAN;
+    if (part != NULL &&
+        (!json_is_object(part) || number(part, "cpus", &pc) != 0 ||
+         pc != c->part_cpus || optional(part, "wait_w", &q->part_wait_w) ||
+         optional(part, "wait_err_w", &q->part_wait_err_w) ||
+         optional(part, "compute_w", &q->part_compute_w) ||
+         optional(part, "compute_err_w", &q->part_compute_err_w) ||
+         isfinite(q->part_wait_w) != isfinite(q->part_wait_err_w) ||
+         isfinite(q->part_compute_w) != isfinite(q->part_compute_err_w))) {
+      char what[128];
+
+      snprintf(what, sizeof what, "points[%zu].part: cpus (part_cpus), the "
+               "powers and their bars must be numbers", i);
       report_clockcal_free(c);
       return bad(path, what);
     }

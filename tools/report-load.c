@@ -250,6 +250,8 @@ static const struct field iofreq_fields[] = {
   FIELD(struct iofreq, requested_mhz, K_NUM),
   FIELD(struct iofreq, switches, K_COUNT),
   FIELD(struct iofreq, capped_s, K_NUM),
+  FIELD(struct iofreq, cpus, K_COUNT),
+  FIELD(struct iofreq, uncapped_phases, K_COUNT),
 };
 
 static const struct field io_fields[] = {
@@ -285,6 +287,8 @@ static const struct field iosize_fields[] = {
   FIELD(struct iosize, calls, K_COUNT), FIELD(struct iosize, bytes, K_COUNT),
   FIELD(struct iosize, time_s, K_NUM),  FIELD(struct iosize, energy_j, K_NUM),
   FIELD(struct iosize, mb_per_j, K_NUM),
+  FIELD(struct iosize, energy_err_j, K_NUM),
+  FIELD(struct iosize, call_sd_s, K_NUM),
 };
 
 static const struct field nodeio_fields[] = {
@@ -319,6 +323,7 @@ static const struct field commrow_fields[] = {
   FIELD(struct commrow, time_s, K_NUM),
   FIELD(struct commrow, energy_j, K_NUM),
   FIELD(struct commrow, energy_err_j, K_NUM),
+  FIELD(struct commrow, call_sd_s, K_NUM),
   FIELD(struct commrow, s_per_byte, K_NUM),
   FIELD(struct commrow, j_per_byte, K_NUM),
 };
@@ -467,14 +472,17 @@ static int bin_text(struct reader *rd, const char *where, size_t i, double lo,
 /* Node i's io record. */
 static int load_node_io(struct reader *rd, struct report *r, json_t *nodes,
                         size_t i) {
-  char where[48], path[48];
-  json_t *nio;
+  char where[48], path[48], fpath[64];
+  json_t *nio, *freq;
 
   snprintf(where, sizeof where, "nodes[%zu]", i);
   snprintf(path, sizeof path, "nodes[%zu].io", i);
+  snprintf(fpath, sizeof fpath, "nodes[%zu].io.freq_policy", i);
   if (get_child(rd, json_array_get(nodes, i), where, "io", JSON_OBJECT,
                 &nio) ||
-      LOAD_FIELDS(rd, nio, path, nodeio_fields, &r->nodes[i].io))
+      LOAD_FIELDS(rd, nio, path, nodeio_fields, &r->nodes[i].io) ||
+      get_child(rd, nio, path, "freq_policy", JSON_OBJECT, &freq) ||
+      LOAD_FIELDS(rd, freq, fpath, iofreq_fields, &r->nodes[i].io.freq_policy))
     return -1;
   r->has_io |= nio != NULL;
   return 0;

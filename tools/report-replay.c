@@ -510,6 +510,24 @@ static int naturals(json_t *v, size_t n)
   return 1;
 }
 
+/* Whether V is a size bin's row of a record: [a, bin, calls, bytes, ns]
+ * whole and not negative, and the calls' squared times (ns^2, a number
+ * not negative) after them where the record has them. */
+static int row_ok(json_t *v)
+{
+  json_t *sq = json_array_get(v, 5);
+  size_t n = json_array_size(v);
+
+  if (!json_is_array(v) || (n != 5 && n != 6))
+    return 0;
+  for (size_t i = 0; i < 5; i++)
+    if (!json_is_integer(json_array_get(v, i)) ||
+        json_integer_value(json_array_get(v, i)) < 0)
+      return 0;
+  return n == 5 || (json_is_number(sq) && json_number_value(sq) >= 0 &&
+                    isfinite(json_number_value(sq)));
+}
+
 /* Whether the number at KEY of O is at least MIN (MORE: more than). */
 static int at_least(json_t *o, const char *key, double min, int more)
 {
@@ -522,7 +540,8 @@ static int at_least(json_t *o, const char *key, double min, int more)
 /* Whether REC is a rank's record as lib/pmon.c writes it: its I/O
  * (lib/io.c, rank_json()) and calls (lib/comm.c, pmon__comm_json()) null
  * or of their shapes: counts and times whole and not negative, each I/O
- * phase [start, end, bytes] with start <= end, each slot [index, ns]. */
+ * phase [start, end, bytes] with start <= end, each size bin a row_ok(),
+ * each slot [index, ns]. */
 static int record_ok(json_t *rec)
 {
   static const char *const counts[] = {"bytes_read", "bytes_written",
@@ -548,6 +567,9 @@ static int record_ok(json_t *rec)
       if (!naturals(p, 3) || json_integer_value(json_array_get(p, 0)) >
                                json_integer_value(json_array_get(p, 1)))
         return 0;
+    json_array_foreach(json_object_get(io, "sizes"), i, p)
+      if (!row_ok(p))
+        return 0;
   }
   if (comm != NULL && !json_is_null(comm)) {
     if (!json_is_object(comm) || !at_least(comm, "slot_ns", 0, 1) ||
@@ -556,7 +578,7 @@ static int record_ok(json_t *rec)
         !json_is_array(json_object_get(comm, "slots")))
       return 0;
     json_array_foreach(json_object_get(comm, "rows"), i, p)
-      if (!naturals(p, 5))
+      if (!row_ok(p))
         return 0;
     json_array_foreach(json_object_get(comm, "slots"), i, p)
       if (!naturals(p, 2))

@@ -76,10 +76,17 @@ struct event {
   const char *meter, *type, *detail;
 };
 
+/* What PMON_IO_FREQ did (io.freq_policy, nodes[].io.freq_policy); all
+ * NAN when null or absent (cpus: the node's alone). */
+struct iofreq {
+  double requested_mhz, switches, capped_s, cpus, uncapped_phases;
+};
+
 /* The MPI-IO figures of one node (its "io" key); all NAN when it has none. */
 struct nodeio {
   double bytes_read, bytes_written, reads, writes, meta_ops, ops, errors;
   double time_s, phases, phase_time_s, energy_j, energy_err_j, power_w, gap_s;
+  struct iofreq freq_policy;
 };
 
 /* One I/O phase of a node's timeline: [start_s, end_s, bytes]. */
@@ -173,13 +180,11 @@ struct iofile {
 struct iosize {
   const char *op;
   double size_min, size_max, calls, bytes, time_s, energy_j, mb_per_j;
+  double energy_err_j; /* NAN when absent or null */
+  double call_sd_s;    /* the calls' times' standard deviation; NAN when
+                          absent (before it) or fewer than 2 calls */
   const char *size; /* The bin as text, "64Ki-128Ki", in size_buf. */
   char size_buf[32];
-};
-
-/* What PMON_IO_FREQ did (io.freq_policy); all NAN when null or absent. */
-struct iofreq {
-  double requested_mhz, switches, capped_s;
 };
 
 /* The job's MPI-IO figures (the top-level "io" key). */
@@ -202,6 +207,8 @@ struct commrow {
   const char *call;
   double size_min, size_max, calls, bytes, time_s, energy_j, energy_err_j;
   double s_per_byte, j_per_byte;
+  double call_sd_s; /* the calls' times' standard deviation; NAN when
+                       absent (before it) or fewer than 2 calls */
   const char *size;  /* The bin as text, "64Ki-128Ki", in size_buf. */
   char size_buf[32];
 };
@@ -460,7 +467,7 @@ int report_watch(int argc, char **argv);
 struct report_advice {
   const char *kind; /* "comm-message-size", "io-access-size", "wait",
                        "io-clock" */
-  char what[384], setting[256], assumes[768];
+  char what[384], setting[256], assumes[1024];
   double saving_j, saving_err_j, time_change_s, time_change_err_s;
   char key[64];   /* the call, or "read" or "write" (none for wait) */
   double big_min; /* the size bin at whose J/B the small ones are put;
@@ -468,9 +475,12 @@ struct report_advice {
 };
 
 /* A node's clock calibration (pmon-meters --calibrate-clock): its points'
- * limits, powers waiting and computing with their bars, and speed. */
+ * limits, powers waiting and computing with their bars, and speed; and
+ * the powers with the calibration's part_cpus alone at the limit (NAN
+ * when not measured). */
 struct report_clockpoint {
   double mhz, wait_w, wait_err_w, compute_w, compute_err_w, speed;
+  double part_wait_w, part_wait_err_w, part_compute_w, part_compute_err_w;
 };
 
 struct report_clockcal {
@@ -478,6 +488,8 @@ struct report_clockcal {
   const char *path;               /* a copy of the path it was read from */
   const char *node, *date;        /* NULL when absent */
   double found_mhz;               /* the limit jobs run under */
+  double cpus, part_cpus;         /* the CPUs capped, all and part; NAN
+                                     when absent (before them) or 0 */
   size_t n;
   struct report_clockpoint pt[16];
 };
