@@ -54,13 +54,14 @@ static const char usage[] =
   "REPORT\n"
   "       pmon-report advise --check [--json] [--calibration FILE] "
   "[--model FILE]\n"
-  "                          BEFORE AFTER\n"
+  "                          BEFORE AFTER [BEFORE AFTER]...\n"
   "What would have cost less in the job of REPORT, from its own figures:\n"
   "a ranked list of changes, each with its predicted saving in joules and\n"
   "its bar, the predicted change of time, and what it assumes.\n"
   "With --check, each item of BEFORE's advice checked on the later run\n"
   "AFTER: whether it was applied, the saving realized with its bar, and\n"
-  "whether the prediction held.\n"
+  "whether the prediction held; given several pairs, each, and the hit\n"
+  "rate over them.\n"
   "  -j, --json   print the advice, or the checks, as JSON\n"
   "      --check  check BEFORE's advice on AFTER\n"
   "  -C, --calibration FILE\n"
@@ -656,22 +657,22 @@ static void print_text(const struct report *r, const struct report_advice *it,
   }
 }
 
-static int print_checks_json(const struct check *c, size_t n)
+/* The checks of pair PAIR (from 0), C (N of them), appended to CHECKS. */
+static void checks_json(json_t *checks, size_t pair, const struct check *c,
+                        size_t n)
 {
-  json_t *checks = json_array();
-
   for (size_t i = 0; i < n; i++)
     json_array_append_new(
       checks,
-      json_pack("{s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:s}", "kind",
-                c[i].it->kind, "setting", c[i].it->setting, "applied",
-                c[i].applied, "predicted_j", num_or_null(c[i].it->saving_j),
-                "predicted_err_j", num_or_null(c[i].it->saving_err_j),
-                "realized_j", num_or_null(c[i].realized_j), "realized_err_j",
+      json_pack("{s:I, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:s}", "pair",
+                (json_int_t)pair, "kind", c[i].it->kind, "setting",
+                c[i].it->setting, "applied", c[i].applied, "predicted_j",
+                num_or_null(c[i].it->saving_j), "predicted_err_j",
+                num_or_null(c[i].it->saving_err_j), "realized_j",
+                num_or_null(c[i].realized_j), "realized_err_j",
                 num_or_null(c[i].realized_err_j), "held",
                 c[i].applied ? json_boolean(c[i].held) : json_null(), "why",
                 c[i].why));
-  return dump_as(checks, "checks");
 }
 
 static void print_checks_text(const struct report *b, const struct report *a,
@@ -696,18 +697,24 @@ static void print_checks_text(const struct report *b, const struct report *a,
   }
 }
 
-/* advise --check BEFORE AFTER: 0 when every applied item held, 3 when
- * one missed, 1 when a report cannot be read.  CAL: the calibration, or
- * NULL. */
+/* The applied items and those that held, over the pairs checked. */
+struct tally {
+  size_t applied, held;
+};
+
+/* One pair of advise --check: BEFORE's advice on AFTER, printed (text)
+ * or appended to CHECKS (JSON, pair PAIR), counted into *T.  0 when
+ * every applied item held, 3 when one missed, 1 when a report cannot
+ * be read.  CAL: the calibration, or NULL. */
 static int check(const char *bpath, const char *apath,
                  const struct report_clockcal *cal, const char *model,
-                 int json)
+                 json_t *checks, size_t pair, struct tally *t)
 {
   struct report_advice it[ITEMS_MAX];
   struct check c[ITEMS_MAX];
   struct report b, a;
   size_t n;
-  int missed = 0, rc, bad = 0;
+  int missed = 0, bad = 0;
 
   if (report_open(bpath, strcmp(bpath, "-") ? bpath : "(standard input)",
                   &b) != 0)
@@ -721,17 +728,61 @@ static int check(const char *bpath, const char *apath,
   for (size_t i = 0; i < n; i++) {
     check_item(&b, &a, model, bpath, apath, &it[i], &c[i]);
     missed |= c[i].applied && !c[i].held;
+    t->applied += c[i].applied != 0;
+    t->held += c[i].applied && c[i].held;
   }
-  if (json)
-    rc = print_checks_json(c, n) != 0;
-  else {
+  if (checks != NULL)
+    checks_json(checks, pair, c, n);
+  else
     print_checks_text(&b, &a, c, n);
-    rc = 0;
-  }
   report_tty_release();
   report_free(&a);
   report_free(&b);
-  return rc || bad || fflush(stdout) != 0 ? 1 : missed ? 3 : 0;
+  return bad ? 1 : missed ? 3 : 0;
+}
+
+/* advise --check BEFORE AFTER [BEFORE AFTER]...: each pair checked, and,
+ * over them, the hit rate (the applied items that held).  The exit
+ * status: 1 when a report cannot be read, else 3 when an applied item
+ * missed, else 0. */
+static int check_pairs(char **paths, size_t npairs,
+                       const struct report_clockcal *cal, const char *model,
+                       int json)
+{
+  json_t *checks = json ? json_array() : NULL;
+  struct tally t = {0, 0};
+  int rc = 0;
+
+  for (size_t p = 0; p < npairs; p++) {
+    int r;
+
+    if (!json && p > 0)
+      putchar('\n');
+    r = check(paths[2 * p], paths[2 * p + 1], cal, model, checks, p, &t);
+    rc = r == 1 || rc == 1 ? 1 : r == 3 ? 3 : rc;
+  }
+  if (json) {
+    json_t *root = json_pack(
+      "{s:o, s:I, s:I, s:I, s:o}", "checks", checks, "pairs",
+      (json_int_t)npairs, "applied", (json_int_t)t.applied, "held",
+      (json_int_t)t.held, "hit_rate",
+      num_or_null(t.applied > 0 ? (double)t.held / (double)t.applied : NAN));
+
+    if (root == NULL ||
+        json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) !=
+          0)
+      rc = 1;
+    putchar('\n');
+    json_decref(root);
+  } else if (npairs > 1) {
+    printf("\nover %zu pairs: %zu of %zu applied items held", npairs, t.held,
+           t.applied);
+    if (t.applied > 0)
+      printf(" (hit rate %.0f %%)", 100.0 * (double)t.held /
+                                      (double)t.applied);
+    putchar('\n');
+  }
+  return fflush(stdout) != 0 ? 1 : rc;
 }
 
 int report_advise(int argc, char **argv)
@@ -764,15 +815,16 @@ int report_advise(int argc, char **argv)
       return complain(2, "%s: invalid option", argv[optind - 1]);
     }
   }
-  if (argc - optind != 1 + checking) {
+  if (checking ? argc - optind < 2 || (argc - optind) % 2 != 0
+               : argc - optind != 1) {
     fputs(usage, stderr);
     return 2;
   }
   if (calpath != NULL && report_clockcal_load(calpath, &cal) != 0)
     return 1;
   if (checking) {
-    rc = check(argv[optind], argv[optind + 1], calpath ? &cal : NULL, model,
-               json);
+    rc = check_pairs(argv + optind, (size_t)(argc - optind) / 2,
+                     calpath ? &cal : NULL, model, json);
     if (calpath != NULL)
       report_clockcal_free(&cal);
     return rc;
