@@ -50,11 +50,12 @@
 #define ITEMS_MAX 64
 
 static const char usage[] =
-  "usage: pmon-report advise [--json] [--calibration FILE] [--model FILE] "
-  "REPORT\n"
+  "usage: pmon-report advise [--json] [--calibration FILE] [--model FILE]\n"
+  "                          [--history EARLIER]... REPORT\n"
   "       pmon-report advise --check [--json] [--calibration FILE] "
   "[--model FILE]\n"
-  "                          BEFORE AFTER [BEFORE AFTER]...\n"
+  "                          [--history EARLIER]... BEFORE AFTER "
+  "[BEFORE AFTER]...\n"
   "What would have cost less in the job of REPORT, from its own figures:\n"
   "a ranked list of changes, each with its predicted saving in joules and\n"
   "its bar, the predicted change of time, and what it assumes.\n"
@@ -69,7 +70,9 @@ static const char usage[] =
   "               --calibrate-clock): advice on the clock during I/O\n"
   "  -m, --model FILE\n"
   "               the application's energy model (pmon-report model\n"
-  "               calibrate): advice on the I/O approach\n"
+  "               calibrate): advice on the I/O approach\n"  "      --history EARLIER\n"
+  "               an earlier run of the same program (again for more):\n"
+  "               the bars count the runs' spread too\n"
   "  -h, --help   print this help\n"
   "Exit status: 0 (also when there is no advice; with --check, when every\n"
   "applied item held), 3 when an applied item's prediction missed, 1 when\n"
@@ -90,6 +93,30 @@ struct bin {
  * where the report has none, its bar is this share of its energy. */
 #define SPREAD_CALLS 5
 #define SPREAD_FLOOR 0.10
+
+/* The runs' spread is known from this many runs on (this one counted). */
+#define SPREAD_RUNS 3
+
+/* Earlier runs of the same program (--history), for the run-to-run
+ * spread of what an item assumes stays fixed. */
+struct hist {
+  const struct report *r;
+  size_t n;
+};
+
+/* The sample standard deviation of the N values of V, NAN below 2. */
+static double sd_of(const double *v, size_t n)
+{
+  double m = 0, q = 0;
+
+  if (n < 2)
+    return NAN;
+  for (size_t i = 0; i < n; i++)
+    m += v[i] / (double)n;
+  for (size_t i = 0; i < n; i++)
+    q += (v[i] - m) * (v[i] - m);
+  return sqrt(q / (double)(n - 1));
+}
 
 /* The variance of the energy of N new calls like those of bin B (of
  * whose C calls the mean is taken: the mean's own variance too, unless
@@ -119,12 +146,15 @@ static int usable(const struct bin *b)
  * is one (OP is the call or operation, UNIT what moves), -1 when none. */
 static int size_item(struct report_advice *it, const char *kind,
                      const char *op, const char *unit, const struct bin *b,
-                     size_t n, const char *est)
+                     size_t n, const struct hist *h, const char *key,
+                     const char *est)
 {
   const struct bin *big = NULL;
   double save = 0, err = 0, dt = 0, moved = 0, jpb, jpb_err, spb;
-  double var = 0, fixed = 0, m;
+  double var = 0, fixed = 0, m, within, between = NAN, runs[65];
   int time_known = 1, few = 0;
+  size_t k = 0;
+  char hist[200] = "";
 
   for (size_t i = 0; i < n; i++)
     if (usable(&b[i]) && (big == NULL || b[i].size_min > big->size_min))
@@ -163,7 +193,49 @@ static int size_item(struct report_advice *it, const char *kind,
         (s->size_max >= big->size_min || s->energy_j / s->bytes <= jpb))
       few |= spread(s, s->calls, 0, &var, &fixed);
   }
-  err += 1.96 * sqrt(var) + fixed;
+  within = 1.96 * sqrt(var) + fixed;
+  /* The earlier runs: the largest bin's J/B from run to run, which a
+   * busy host moves more than its calls' spread tells; the later run's
+   * bytes at it, give or take sqrt(1 + 1/K) of its sd over K runs.  The
+   * larger of the two spreads counts (the runs' holds the calls'). */
+  if (h != NULL && h->n > 0) {
+    runs[k++] = jpb;
+    for (size_t i = 0; i < h->n && k < 65; i++) {
+      double e = NAN, bytes = 0;
+
+      for (size_t j = 0; j < (strcmp(kind, "io-access-size") == 0
+                                ? h->r[i].io.nsizes
+                                : h->r[i].comm.nrows); j++) {
+        const char *kk;
+        double mn, ej, bj;
+
+        if (strcmp(kind, "io-access-size") == 0) {
+          kk = h->r[i].io.sizes[j].op;
+          mn = h->r[i].io.sizes[j].size_min;
+          ej = h->r[i].io.sizes[j].energy_j;
+          bj = h->r[i].io.sizes[j].bytes;
+        } else {
+          kk = h->r[i].comm.rows[j].call;
+          mn = h->r[i].comm.rows[j].size_min;
+          ej = h->r[i].comm.rows[j].energy_j;
+          bj = h->r[i].comm.rows[j].bytes;
+        }
+        if (kk != NULL && strcmp(kk, key) == 0 && mn == big->size_min)
+          e = ej, bytes = bj;
+      }
+      if (isfinite(e) && bytes > 0)
+        runs[k++] = e / bytes;
+    }
+    if (k >= SPREAD_RUNS) {
+      between = 1.96 * sd_of(runs, k) * (big->bytes + moved) *
+                sqrt(1 + 1.0 / (double)k);
+      snprintf(hist, sizeof hist, "; from %zu runs, their J/B's spread "
+               "(%.3g J), the larger counted", k, between);
+    } else
+      snprintf(hist, sizeof hist, "; %zu run%s with the bin: too few to "
+               "know the runs' spread", k, k == 1 ? "" : "s");
+  }
+  err += isfinite(between) && between > within ? between : within;
   /* Supported only when the saving is larger than its bar (or, where
    * the bar is unknown, as an estimate's, above 0: said so). */
   if (moved == 0 || !(isnan(err) ? save > 0 : save > err))
@@ -185,19 +257,18 @@ static int size_item(struct report_advice *it, const char *kind,
   snprintf(it->assumes, sizeof it->assumes,
            "the small %s' bytes cost what the %.0f-%.0f byte ones cost "
            "per byte in this run (%.3g J/B, %.3g s/B); the bar adds the "
-           "bins' energy bars and the spread of their %s' times (%.3g J)%s%s",
-           unit, big->size_min, big->size_max, jpb, spb, unit,
-           1.96 * sqrt(var) + fixed,
+           "bins' energy bars and the spread of their %s' times (%.3g J)%s%s%s",
+           unit, big->size_min, big->size_max, jpb, spb, unit, within,
            few ? ", 10 % of a bin's energy where its calls are too few "
                  "or their spread unknown"
                : "",
-           est);
+           hist, est);
   return 0;
 }
 
 /* The comm-message-size items, one per call, into IT; how many. */
 static size_t comm_items(const struct report *r, struct report_advice *it,
-                         size_t max, const char *est)
+                         size_t max, const struct hist *h, const char *est)
 {
   size_t n = 0;
 
@@ -218,7 +289,7 @@ static size_t comm_items(const struct report *r, struct report_advice *it,
     if (j == i)
       j = i + 1;
     if (call != NULL && size_item(&it[n], "comm-message-size", call,
-                                  "messages", b, k, est) == 0) {
+                                  "messages", b, k, h, call, est) == 0) {
       snprintf(it[n].key, sizeof it[n].key, "%s", call);
       n++;
     }
@@ -229,7 +300,7 @@ static size_t comm_items(const struct report *r, struct report_advice *it,
 
 /* The io-access-size items, one per operation (read, write), into IT. */
 static size_t io_items(const struct report *r, struct report_advice *it,
-                       size_t max, const char *est)
+                       size_t max, const struct hist *h, const char *est)
 {
   static const char *const ops[] = {"read", "write"};
   size_t n = 0;
@@ -252,7 +323,7 @@ static size_t io_items(const struct report *r, struct report_advice *it,
     }
     if (size_item(&it[n], "io-access-size",
                   o == 0 ? "MPI-IO reads" : "MPI-IO writes", "accesses", b, k,
-                  est) == 0) {
+                  h, ops[o], est) == 0) {
       snprintf(it[n].key, sizeof it[n].key, "%s", ops[o]);
       n++;
     }
@@ -388,7 +459,8 @@ static int by_saving(const void *a, const void *b);
  * and no io-clock item). */
 static size_t advise(const struct report *r,
                      const struct report_clockcal *cal, const char *model,
-                     const char *file, struct report_advice *it, int *bad)
+                     const char *file, const struct hist *h,
+                     struct report_advice *it, int *bad)
 {
   const char *est = r->estimated > 0
                       ? "; the report's energy is ESTIMATED by a model, "
@@ -414,11 +486,13 @@ static size_t advise(const struct report *r,
   }
 
   if (r->has_comm)
-    n += comm_items(r, it + n, ITEMS_MAX / 2 - n, est);
+    n += comm_items(r, it + n, ITEMS_MAX / 2 - n, h, est);
   if (r->has_io)
-    n += io_items(r, it + n, 2, est);
+    n += io_items(r, it + n, 2, h, est);
   n += wait_items(r, it + n, est);
-  if (cal != NULL && report_clock_item(r, cal, est, it + n) == 0)
+  if (cal != NULL &&
+      report_clock_item(r, cal, h != NULL ? h->r : NULL, h != NULL ? h->n : 0,
+                        est, it + n) == 0)
     n++;
   if (model != NULL) {
     int rc = approach_item(r, file, model, it + n);
@@ -437,7 +511,7 @@ size_t report_advice(const struct report *r, struct report_advice *out,
                      size_t max)
 {
   struct report_advice it[ITEMS_MAX];
-  size_t n = advise(r, NULL, NULL, NULL, it, NULL);
+  size_t n = advise(r, NULL, NULL, NULL, NULL, it, NULL);
 
   if (n > max)
     n = max;
@@ -708,7 +782,8 @@ struct tally {
  * be read.  CAL: the calibration, or NULL. */
 static int check(const char *bpath, const char *apath,
                  const struct report_clockcal *cal, const char *model,
-                 json_t *checks, size_t pair, struct tally *t)
+                 const struct hist *h, json_t *checks, size_t pair,
+                 struct tally *t)
 {
   struct report_advice it[ITEMS_MAX];
   struct check c[ITEMS_MAX];
@@ -724,7 +799,7 @@ static int check(const char *bpath, const char *apath,
     report_free(&b);
     return 1;
   }
-  n = advise(&b, cal, model, bpath, it, &bad);
+  n = advise(&b, cal, model, bpath, h, it, &bad);
   for (size_t i = 0; i < n; i++) {
     check_item(&b, &a, model, bpath, apath, &it[i], &c[i]);
     missed |= c[i].applied && !c[i].held;
@@ -747,7 +822,7 @@ static int check(const char *bpath, const char *apath,
  * missed, else 0. */
 static int check_pairs(char **paths, size_t npairs,
                        const struct report_clockcal *cal, const char *model,
-                       int json)
+                       const struct hist *h, int json)
 {
   json_t *checks = json ? json_array() : NULL;
   struct tally t = {0, 0};
@@ -758,7 +833,7 @@ static int check_pairs(char **paths, size_t npairs,
 
     if (!json && p > 0)
       putchar('\n');
-    r = check(paths[2 * p], paths[2 * p + 1], cal, model, checks, p, &t);
+    r = check(paths[2 * p], paths[2 * p + 1], cal, model, h, checks, p, &t);
     rc = r == 1 || rc == 1 ? 1 : r == 3 ? 3 : rc;
   }
   if (json) {
@@ -785,20 +860,24 @@ static int check_pairs(char **paths, size_t npairs,
   return fflush(stdout) != 0 ? 1 : rc;
 }
 
+#define HISTORY_MAX 64
+
 int report_advise(int argc, char **argv)
 {
   static const struct option longopts[] = {
     {"json", no_argument, NULL, 'j'}, {"check", no_argument, NULL, 'c'},
     {"calibration", required_argument, NULL, 'C'},
     {"model", required_argument, NULL, 'm'},
+    {"history", required_argument, NULL, 'H'},
     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   struct report_clockcal cal;
-  const char *calpath = NULL, *model = NULL;
+  const char *calpath = NULL, *model = NULL, *hpath[HISTORY_MAX];
   struct report_advice it[ITEMS_MAX];
-  struct report r;
+  struct report r, *past = NULL;
+  struct hist h = {NULL, 0};
   const char *name;
   int c, json = 0, checking = 0, rc = 0, bad = 0;
-  size_t n;
+  size_t n, nh = 0;
 
   opterr = 0;
   optind = 1;
@@ -808,6 +887,12 @@ int report_advise(int argc, char **argv)
     case 'c': checking = 1; break;
     case 'C': calpath = optarg; break;
     case 'm': model = optarg; break;
+    case 'H':
+      if (nh == HISTORY_MAX)
+        return complain(2, "--history %s: at most %d earlier runs", optarg,
+                        HISTORY_MAX);
+      hpath[nh++] = optarg;
+      break;
     case 'h': fputs(usage, stdout); return 0;
     case ':':
       return complain(2, "%s: option needs an argument", argv[optind - 1]);
@@ -822,27 +907,39 @@ int report_advise(int argc, char **argv)
   }
   if (calpath != NULL && report_clockcal_load(calpath, &cal) != 0)
     return 1;
+  /* The earlier runs, each read as a report is. */
+  past = report_xcalloc(nh > 0 ? nh : 1, sizeof *past);
+  for (; h.n < nh; h.n++)
+    if (report_open(hpath[h.n], strcmp(hpath[h.n], "-") ? hpath[h.n]
+                                                         : "(standard input)",
+                    &past[h.n]) != 0) {
+      rc = 1;
+      goto out;
+    }
+  h.r = past;
   if (checking) {
     rc = check_pairs(argv + optind, (size_t)(argc - optind) / 2,
-                     calpath ? &cal : NULL, model, json);
-    if (calpath != NULL)
-      report_clockcal_free(&cal);
-    return rc;
+                     calpath ? &cal : NULL, model, &h, json);
+    goto out;
   }
   name = strcmp(argv[optind], "-") ? argv[optind] : "(standard input)";
   if (report_open(argv[optind], name, &r) != 0) {
-    if (calpath != NULL)
-      report_clockcal_free(&cal);
-    return 1;
+    rc = 1;
+    goto out;
   }
-  n = advise(&r, calpath ? &cal : NULL, model, argv[optind], it, &bad);
-  if (calpath != NULL)
-    report_clockcal_free(&cal);
+  n = advise(&r, calpath ? &cal : NULL, model, argv[optind], &h, it, &bad);
   if (json)
     rc = print_json(it, n) != 0;
   else
     print_text(&r, it, n);
   report_tty_release();
   report_free(&r);
-  return rc || bad || fflush(stdout) != 0 ? 1 : 0;
+  rc = rc || bad || fflush(stdout) != 0 ? 1 : 0;
+out:
+  for (size_t i = 0; i < h.n; i++)
+    report_free(&past[i]);
+  free(past);
+  if (calpath != NULL)
+    report_clockcal_free(&cal);
+  return rc;
 }

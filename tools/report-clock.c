@@ -260,6 +260,7 @@ struct clk {
   int k_unknown;     /* on some node unknown: all taken */
   double few;        /* the phases of a node with too few to know their
                         spread (NAN: none) */
+  double e_l;        /* the phases' energy at L, summed */
 };
 
 /* With fewer than 3 phases a node's phases' spread is unknown: its bar
@@ -323,22 +324,61 @@ static int saving_at(const struct report *r, const struct report_clockcal *c,
       p->few = isnan(p->few) ? nph : fmin(p->few, nph);
     }
     p->save += t * dp - x * pl;
+    p->e_l += t * pl;
     p->err += t * e;
     p->dt = fmax(p->dt, x);
     p->t_all += t;
     any = 1;
   }
-  p->err += p->spread;
   return any && isfinite(p->save) && isfinite(p->err) ? 0 : -1;
 }
 
-int report_clock_item(const struct report *r,
-                      const struct report_clockcal *c, const char *est,
-                      struct report_advice *it)
+/* The I/O phases' time per byte of R, summed over its nodes; NAN when
+ * it has none. */
+static double time_per_byte(const struct report *r)
 {
-  double f0, best = NAN;
+  double t = 0, b = r->io.bytes_read + r->io.bytes_written;
+
+  for (size_t i = 0; i < r->nnodes; i++)
+    if (r->nodes[i].io.phase_time_s > 0)
+      t += r->nodes[i].io.phase_time_s;
+  return t > 0 && b > 0 ? t / b : NAN;
+}
+
+/* The runs' spread: the phases' time per byte in R and the K earlier
+ * runs of PAST that have one, its relative standard deviation into *SD
+ * (NAN below 3 runs); how many runs. */
+static size_t runs_spread(const struct report *r, const struct report *past,
+                          size_t npast, double *sd)
+{
+  double v[65], m = 0, q = 0;
+  size_t k = 0;
+
+  *sd = NAN;
+  if (isfinite(v[0] = time_per_byte(r)))
+    k++;
+  for (size_t i = 0; i < npast && k < 65; i++)
+    if (isfinite(v[k] = time_per_byte(&past[i])))
+      k++;
+  if (k < 3)
+    return k;
+  for (size_t i = 0; i < k; i++)
+    m += v[i] / (double)k;
+  for (size_t i = 0; i < k; i++)
+    q += (v[i] - m) * (v[i] - m);
+  *sd = m > 0 ? sqrt(q / (double)(k - 1)) / m : NAN;
+  return k;
+}
+
+int report_clock_item(const struct report *r,
+                      const struct report_clockcal *c,
+                      const struct report *past, size_t npast,
+                      const char *est, struct report_advice *it)
+{
+  double f0, best = NAN, rsd = NAN, between = NAN;
   struct clk b = {0}, q;
-  char cpus[160], spread[200];
+  char cpus[160], spread[200], hist[160] = "";
+  size_t k = 0;
 
   if (c == NULL || !r->has_io)
     return -1;
@@ -351,7 +391,24 @@ int report_clock_item(const struct report *r,
       b = q;
     }
   }
-  if (isnan(best) || !(b.save > b.err))
+  if (isnan(best))
+    return -1;
+  /* The earlier runs: the phases' time per byte from run to run, which
+   * a busy host moves more than the phases within a run tell; the later
+   * run's phases give or take sqrt(1 + 1/K) of its sd over K runs.  The
+   * larger of the two spreads counts. */
+  if (npast > 0) {
+    k = runs_spread(r, past, npast, &rsd);
+    if (isfinite(rsd)) {
+      between = 1.96 * rsd * sqrt(1 + 1.0 / (double)k) * b.e_l;
+      snprintf(hist, sizeof hist, "; from %zu runs, their phases' time "
+               "per byte's spread (%.3g J), the larger counted", k, between);
+    } else
+      snprintf(hist, sizeof hist, "; %zu run%s with I/O phases: too few to "
+               "know the runs' spread", k, k == 1 ? "" : "s");
+  }
+  b.err += isfinite(between) && between > b.spread ? between : b.spread;
+  if (!(b.save > b.err))
     return -1;
   memset(it, 0, sizeof *it);
   it->kind = "io-clock";
@@ -389,7 +446,7 @@ int report_clock_item(const struct report *r,
            "last (that gap outside the phases: not counted); the node's "
            "power there is the calibration's (%s, node %s, %s) with %s, "
            "waiting and computing mixed by the CPU use in the phases (%s); "
-           "the phases ran under %.0f MHz (%s); the bar adds %s%s",
+           "the phases ran under %.0f MHz (%s); the bar adds %s%s%s",
            best, c->path, c->node ? c->node : "-", c->date ? c->date : "-",
            cpus,
            b.u_min < 0 ? "unknown: half and half, the difference in the bar"
@@ -398,7 +455,7 @@ int report_clock_item(const struct report *r,
            isfinite(r->io.freq_policy.requested_mhz)
              ? "PMON_IO_FREQ"
              : "the limit found at calibration",
-           spread, est);
+           spread, hist, est);
   return 0;
 }
 

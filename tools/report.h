@@ -502,10 +502,12 @@ int report_clockcal_load(const char *path, struct report_clockcal *c);
 void report_clockcal_free(struct report_clockcal *c);
 
 /* R's io-clock item by calibration C into IT (EST: the words an
- * estimated report adds); 0, or -1 when R's figures support none. */
+ * estimated report adds; PAST, NPAST: earlier runs of the same program,
+ * whose spread the bar counts); 0, or -1 when R's figures support none. */
 int report_clock_item(const struct report *r,
-                      const struct report_clockcal *c, const char *est,
-                      struct report_advice *it);
+                      const struct report_clockcal *c,
+                      const struct report *past, size_t npast,
+                      const char *est, struct report_advice *it);
 
 /* BEFORE's io-clock item IT checked on AFTER: whether it was *APPLIED
  * and *HELD, the saving *REALIZED with its bar, and why, in WHY. */
