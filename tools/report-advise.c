@@ -104,19 +104,6 @@ struct hist {
   size_t n;
 };
 
-/* The sample standard deviation of the N values of V, NAN below 2. */
-static double sd_of(const double *v, size_t n)
-{
-  double m = 0, q = 0;
-
-  if (n < 2)
-    return NAN;
-  for (size_t i = 0; i < n; i++)
-    m += v[i] / (double)n;
-  for (size_t i = 0; i < n; i++)
-    q += (v[i] - m) * (v[i] - m);
-  return sqrt(q / (double)(n - 1));
-}
 
 /* The variance of the energy of N new calls like those of bin B (of
  * whose C calls the mean is taken: the mean's own variance too, unless
@@ -227,7 +214,7 @@ static int size_item(struct report_advice *it, const char *kind,
         runs[k++] = e / bytes;
     }
     if (k >= SPREAD_RUNS) {
-      between = 1.96 * sd_of(runs, k) * (big->bytes + moved) *
+      between = 1.96 * report_sd(runs, k) * (big->bytes + moved) *
                 sqrt(1 + 1.0 / (double)k);
       snprintf(hist, sizeof hist, "; from %zu runs, their J/B's spread "
                "(%.3g J), the larger counted", k, between);

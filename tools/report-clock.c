@@ -351,7 +351,7 @@ static double time_per_byte(const struct report *r)
 static size_t runs_spread(const struct report *r, const struct report *past,
                           size_t npast, double *sd)
 {
-  double v[65], m = 0, q = 0;
+  double v[65], m = 0;
   size_t k = 0;
 
   *sd = NAN;
@@ -364,9 +364,7 @@ static size_t runs_spread(const struct report *r, const struct report *past,
     return k;
   for (size_t i = 0; i < k; i++)
     m += v[i] / (double)k;
-  for (size_t i = 0; i < k; i++)
-    q += (v[i] - m) * (v[i] - m);
-  *sd = m > 0 ? sqrt(q / (double)(k - 1)) / m : NAN;
+  *sd = m > 0 ? report_sd(v, k) / m : NAN;
   return k;
 }
 

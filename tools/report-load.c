@@ -39,6 +39,18 @@ void *report_xcalloc(size_t n, size_t sz) {
   return p;
 }
 
+double report_sd(const double *v, size_t n) {
+  double m = 0, q = 0;
+
+  if (n < 2)
+    return NAN;
+  for (size_t i = 0; i < n; i++)
+    m += v[i] / (double)n;
+  for (size_t i = 0; i < n; i++)
+    q += (v[i] - m) * (v[i] - m);
+  return sqrt(q / (double)(n - 1));
+}
+
 /* The copies report_tty() made, until report_tty_release(). */
 static struct {
   char **v;

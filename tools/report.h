@@ -257,6 +257,9 @@ struct report {
  * program when memory is exhausted. */
 void *report_xcalloc(size_t n, size_t sz);
 
+/* The sample standard deviation of the N values of V; NAN below 2. */
+double report_sd(const double *v, size_t n);
+
 /* Prints "WHO: MSG" as one line on stderr, after whatever stdout holds
  * (WHO is "pmon-report: compare" and the like), MSG escaped for a
  * terminal (base/tty.h: it may quote a file's name or bytes); returns
