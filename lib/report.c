@@ -378,6 +378,190 @@ void pmon__bar_terms(int i, const struct pmon_tl_sample *last, double em,
                   start, end_w, last->err, lin, bound, sq);
 }
 
+/* What node_record_at() sums over the node's meters as of T_END: the
+ * channels' energies, the total's energy and its bar's terms (lin,
+ * bound, sq: pmon__run_terms()), what it spans and how much of that was
+ * measured. */
+struct node_sum {
+  json_t *chans;            /* each channel's energy, J */
+  double energy;            /* the total's, J */
+  double wall;              /* the span of the total's samples, s */
+  double cover;             /* the least measured fraction, -1: none */
+  double lin, bound, sq;    /* the total's bar terms */
+  int has;                  /* every part of the total has a sample */
+  int est;                  /* a part of the total is an estimate */
+  unsigned long samples;    /* readings of every meter */
+  uint64_t t_last;          /* the total meter's last sample */
+  char from[PMON_METER_MAX * (PMON_SPEC_MAX + 3)]; /* the total's specs */
+};
+
+/* Meter I's part of the node's bar, its energy EM in the total up to its
+ * sample LAST (END_BAR: the cut's bar at finalize, else NAN).  The run's
+ * ends are readings (stamped where they were taken): its error bar is
+ * the resolution of one difference, the readings' stated accuracy and,
+ * for a sampled meter, its trapezoids. */
+static void meter_bar(int i, const struct pmon_tl_sample *last, double em,
+                      double end_bar, struct node_sum *s)
+{
+  struct pmon_state *g = &pmon__g;
+  const struct pmon_shared *sh = g->sh;
+  struct pmon_tl_sample s0;
+  double h0 = g->hist.n > 0 ? g->hist.p[0].err[2] : 0;
+
+  /* Its ends: each reading's stamp (how far it may be from the instant
+   * its value held) at the power around it: the first's, and the last's
+   * or the larger of the two the end is cut between.  The start's stamp
+   * is not off as the later ones are (init reads until a new value
+   * comes, at shorter intervals than the poller, which may keep step
+   * with the meter's publications), so the two do not cancel as a
+   * region's ends do: each counts at its power, not at the power's
+   * change. */
+  if (pmon__tl_get(&sh->tl[i], 0, &s0) == 0)
+    h0 = s0.err[2];
+  start_j[i] = 0;
+  if (last->t_ns > sh->t_init_ns)
+    start_j[i] =
+      end_power(i, 1,
+                fabs(em) / ((double)(last->t_ns - sh->t_init_ns) * 1e-9)) *
+      h0;
+  pmon__bar_terms(i, last, em, (double)g->ms[i].covered_ns * 1e-9,
+                  start_j[i], &s->lin, &s->bound, &s->sq);
+  if (!isnan(end_bar))
+    s->lin += end_bar;
+}
+
+/* Meter I's part of S as of T_END (FINAL: at finalize, where the run
+ * ends between two of its readings). */
+static void meter_sum(int i, uint64_t t_end, int final, struct node_sum *s)
+{
+  struct pmon_state *g = &pmon__g;
+  const struct pmon_shared *sh = g->sh;
+  const struct pmon_meter *m = &g->ms[i].m;
+  uint64_t seq = pmon__tl_seq(&sh->tl[i]);
+  struct pmon_tl_sample first, last, cut;
+  double em = 0, end_bar = NAN;
+
+  s->samples += g->ms[i].nread;
+  if (g->total_mask[i] != 0) {
+    double c, r, f;
+
+    covered_at(i, t_end, final, &c, &r);
+    f = r > 0 ? c / r : -1;
+    s->est |= g->ms[i].estimated;
+    if (f >= 0 && (s->cover < 0 || f < s->cover))
+      s->cover = f;
+    snprintf(s->from + strlen(s->from), sizeof s->from - strlen(s->from),
+             "%s%s", s->from[0] != '\0' ? " + " : "", m->spec.text);
+  }
+  if (seq == 0 || pmon__tl_get(&sh->tl[i], seq - 1, &last) != 0) {
+    if (g->total_mask[i] != 0)
+      s->has = 0; /* a part of the total without a sample: no total */
+    return;
+  }
+  /* At finalize the run ends at T_END, between two readings. */
+  if (final && sample_at(i, t_end, &cut, &end_bar) == 0)
+    last = cut;
+  for (int c = 0; c < m->nch; c++) {
+    char key[PMON_CH_NAME_MAX + 40];
+
+    snprintf(key, sizeof key, "%s", m->ch[c].name);
+    if (json_object_get(s->chans, key) != NULL)
+      snprintf(key, sizeof key, "%s@%s", m->ch[c].name, m->drv->name);
+    json_object_set_new(s->chans, key, json_real(last.e[c]));
+    if (g->total_mask[i] & (1u << c))
+      em += last.e[c];
+  }
+  s->energy += em;
+  if (g->total_mask[i] != 0)
+    meter_bar(i, &last, em, end_bar, s);
+  if (i == g->total_meter) {
+    s->t_last = last.t_ns;
+    /* Energy and time over the same span: first to last sample. */
+    if (pmon__tl_get(&sh->tl[i], 0, &first) == 0 && last.t_ns > first.t_ns)
+      s->wall = (double)(last.t_ns - first.t_ns) * 1e-9;
+    else if (seq > PMON_RING)
+      s->wall = (double)(last.t_ns - sh->t_init_ns) * 1e-9;
+  }
+}
+
+/* The figures of REC that say what the node ran at and with whom, and
+ * its communication: the clock limits, the sharing, the site's clock
+ * calibration (FINAL), the calls (FINAL with RANKS; shared by SPLIT's
+ * factor SF +- SF_ERR), or those so far for the spool. */
+static void node_context(json_t *rec, json_t *ranks, int final, int split,
+                         double sf, double sf_err)
+{
+  struct pmon_state *g = &pmon__g;
+  const char *why = pmon__cpufreq_why();
+
+  json_object_set_new(rec, "cpu_freq", pmon__cpufreq_json());
+  json_object_set_new(rec, "cpu_freq_why",
+                      why != NULL ? json_string(why) : json_null());
+  /* Whether the job had the node alone: its CPU time beside the node's,
+   * its CPUs beside the node's. */
+  json_object_set_new(rec, "sharing", pmon__share_json());
+  /* The node's clock calibration that the site file names, for
+   * pmon-report advise (null when none; a site file that does not parse
+   * was refused at init). */
+  if (final) {
+    char cal[4096];
+
+    if (pmon__site_calibration(g->node_name, cal, sizeof cal) != 0)
+      cal[0] = '\0';
+    json_object_set_new(rec, "clock_calibration",
+                        cal[0] != '\0' ? json_string(cal) : json_null());
+  }
+  /* The spool's snapshot has no communication figures but the node's
+   * calls and bytes so far. */
+  json_object_set_new(rec, "comm", final && ranks != NULL
+                                     ? pmon__comm_node(ranks)
+                                     : json_null());
+  if (split == 1)
+    share_json(json_object_get(rec, "comm"), sf, sf_err);
+  if (!final)
+    json_object_set_new(rec, "comm_so_far", pmon__comm_so_far());
+}
+
+/* The figures of REC over the node's time as of T_END, from S: the span
+ * of its energy, the coverage, the timeline (its regions REGIONS and,
+ * with RANKS, the I/O phases; scaled by SF +- SF_ERR on a shared node,
+ * SPLIT 1), the least measured fraction. */
+static void node_time(json_t *rec, const struct node_sum *s, json_t *ranks,
+                      const struct pmon_rtab *regions, uint64_t t_end,
+                      int final, int split, double sf, double sf_err)
+{
+  struct pmon_state *g = &pmon__g;
+  int tm = g->total_meter;
+
+  /* The span of the node's energy: from the total's first sample (init's
+   * reading, or the poller's first when init's failed) to its last. */
+  json_object_set_new(
+    rec, "monotonic_ns",
+    json_pack("[I, I]",
+              (json_int_t)(tm >= 0 && g->ms[tm].origin_ns > g->t_init_ns
+                             ? g->ms[tm].origin_ns
+                             : g->t_init_ns),
+              (json_int_t)s->t_last));
+  json_object_set_new(rec, "coverage", coverage_json(t_end, final));
+  /* The timeline travels as text, a fifth of its size as JSON values,
+   * and write_doc() writes it in place. */
+  if (g->timeline > 0) {
+    const uint64_t(*ph)[3] = NULL;
+    int nph = ranks != NULL ? pmon__io_node_phases(&ph) : 0;
+    char *tl = pmon__timeline_text(g->timeline, regions, ph, nph,
+                                   split == 1 ? sf : 1,
+                                   split == 1 ? sf_err : 0);
+
+    json_object_set_new(rec, "timeline",
+                        tl != NULL ? json_string(tl) : json_null());
+    free(tl);
+  } else {
+    json_object_set_new(rec, "timeline", json_null());
+  }
+  json_object_set_new(rec, "energy_coverage",
+                      number_or_null(s->cover, s->has && s->cover >= 0));
+}
+
 /*
  * The node's record as of T_END, with the ranks' I/O records in RANKS and
  * the node's regions in REGIONS: at finalize (FINAL), or for the spool
@@ -390,108 +574,32 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
                               uint64_t t_end, int final)
 {
   struct pmon_state *g = &pmon__g;
-  const struct pmon_shared *sh = g->sh;
-  json_t *chans = json_object();
-  double energy = 0, wall = (double)(t_end - g->t_init_ns) * 1e-9;
-  double cover = -1, lin = 0, bound = 0, sq = 0, bar, node_e, node_bar;
-  double bmax, node_max;
-  double sf, sf_err;
-  int has = g->total_meter >= 0, tm = g->total_meter, est = 0, split;
-  unsigned long samples = 0;
-  uint64_t t_last = t_end;
-  char covers[64], how[1024], from[PMON_METER_MAX * (PMON_SPEC_MAX + 3)] = "";
+  struct node_sum s;
+  double bar, bmax, node_e, node_bar, node_max, sf = 1, sf_err = 0;
+  int tm = g->total_meter, split;
+  char covers[64], how[1024];
   json_t *io, *io_files, *rec;
 
-  for (int i = 0; i < g->nmeters; i++) {
-    struct pmon_tl_sample first, last;
-    uint64_t seq = pmon__tl_seq(&sh->tl[i]);
-    const struct pmon_meter *m = &g->ms[i].m;
-    struct pmon_tl_sample cut;
-    double em, end_bar;
-
-    samples += g->ms[i].nread;
-    if (g->total_mask[i] != 0) {
-      double c, r, f;
-
-      covered_at(i, t_end, final, &c, &r);
-      f = r > 0 ? c / r : -1;
-
-      est |= g->ms[i].estimated;
-      if (f >= 0 && (cover < 0 || f < cover))
-        cover = f;
-      snprintf(from + strlen(from), sizeof from - strlen(from), "%s%s",
-               from[0] != '\0' ? " + " : "", m->spec.text);
-    }
-    if (seq == 0 || pmon__tl_get(&sh->tl[i], seq - 1, &last) != 0) {
-      if (g->total_mask[i] != 0)
-        has = 0; /* a part of the total without a sample: no total */
-      continue;
-    }
-    /* At finalize the run ends at T_END, between two readings. */
-    end_bar = NAN;
-    if (final && sample_at(i, t_end, &cut, &end_bar) == 0)
-      last = cut;
-    em = 0;
-    for (int c = 0; c < m->nch; c++) {
-      char key[PMON_CH_NAME_MAX + 40];
-
-      snprintf(key, sizeof key, "%s", m->ch[c].name);
-      if (json_object_get(chans, key) != NULL)
-        snprintf(key, sizeof key, "%s@%s", m->ch[c].name, m->drv->name);
-      json_object_set_new(chans, key, json_real(last.e[c]));
-      if (g->total_mask[i] & (1u << c))
-        em += last.e[c];
-    }
-    energy += em;
-    /* The run's ends are readings (stamped where they were taken): its
-     * error bar is the resolution of one difference, the readings'
-     * stated accuracy and, for a sampled meter, its trapezoids. */
-    if (g->total_mask[i] != 0) {
-      struct pmon_tl_sample s0;
-      double h0 = g->hist.n > 0 ? g->hist.p[0].err[2] : 0;
-
-      /* Its ends: each reading's stamp (how far it may be from the
-       * instant its value held) at the power around it: the first's, and
-       * the last's or the larger of the two the end is cut between.  The
-       * start's stamp is not off as the later ones are (init reads until
-       * a new value comes, at shorter intervals than the poller, which
-       * may keep step with the meter's publications), so the two do not
-       * cancel as a region's ends do: each counts at its power, not at
-       * the power's change. */
-      if (pmon__tl_get(&sh->tl[i], 0, &s0) == 0)
-        h0 = s0.err[2];
-      start_j[i] = 0;
-      if (last.t_ns > sh->t_init_ns)
-        start_j[i] = end_power(i, 1,
-                               fabs(em) / ((double)(last.t_ns - sh->t_init_ns) *
-                                           1e-9)) *
-                     h0;
-      pmon__bar_terms(i, &last, em, (double)g->ms[i].covered_ns * 1e-9,
-                      start_j[i], &lin, &bound, &sq);
-      if (!isnan(end_bar))
-        lin += end_bar;
-    }
-    if (i == tm) {
-      t_last = last.t_ns;
-      /* Energy and time over the same span: first to last sample. */
-      if (pmon__tl_get(&sh->tl[i], 0, &first) == 0 && last.t_ns > first.t_ns)
-        wall = (double)(last.t_ns - first.t_ns) * 1e-9;
-      else if (seq > PMON_RING)
-        wall = (double)(last.t_ns - sh->t_init_ns) * 1e-9;
-    }
-  }
+  memset(&s, 0, sizeof s);
+  s.chans = json_object();
+  s.wall = (double)(t_end - g->t_init_ns) * 1e-9;
+  s.cover = -1;
+  s.has = tm >= 0;
+  s.t_last = t_end;
+  for (int i = 0; i < g->nmeters; i++)
+    meter_sum(i, t_end, final, &s);
   pmon__covers_text(g->covers, covers, sizeof covers);
   total_how(how, sizeof how);
-  bar = pmon__err_combine(lin, bound, sq);
-  bmax = pmon__err_max(lin, bound);
-  node_e = energy;
+  bar = pmon__err_combine(s.lin, s.bound, s.sq);
+  bmax = pmon__err_max(s.lin, s.bound);
+  node_e = s.energy;
   node_bar = bar;
   node_max = bmax;
   /* At finalize, on a shared node, the job's share of its energy. */
   split = final ? pmon__share_factor(&sf, &sf_err) : 0;
   if (split == 1) {
-    bmax = pmon__share_max(sf, sf_err, energy, bmax);
-    pmon__share_apply(sf, sf_err, &energy, &bar);
+    bmax = pmon__share_max(sf, sf_err, s.energy, bmax);
+    pmon__share_apply(sf, sf_err, &s.energy, &bar);
   }
   if (ranks != NULL) {
     io = pmon__io_node(ranks, &io_files, final);
@@ -505,100 +613,41 @@ static json_t *node_record_at(json_t *ranks, const struct pmon_rtab *regions,
     "{s:s, s:i, s:i, s:o, s:f, s:o, s:b, s:o, s:o, s:o, s:o, s:I, s:o, s:o, "
     "s:o}",
     "name", g->node_name, "ranks", g->local_size, "leader_rank", g->rank,
-    "energy_j", number_or_null(energy, has), "wall_s", wall, "power_w",
-    number_or_null(energy / wall, has && wall > 0), "estimated", est,
-    "total_from", tm >= 0 ? json_string(from) : json_null(), "covers",
+    "energy_j", number_or_null(s.energy, s.has), "wall_s", s.wall,
+    "power_w", number_or_null(s.energy / s.wall, s.has && s.wall > 0),
+    "estimated", s.est, "total_from",
+    tm >= 0 ? json_string(s.from) : json_null(), "covers",
     tm >= 0 ? json_string(covers) : json_null(), "total_how",
-    tm >= 0 ? json_string(how) : json_null(), "channels", chans, "samples",
-    (json_int_t)samples, "events", events_json(), "meters", meters_json(),
-    "io", io);
+    tm >= 0 ? json_string(how) : json_null(), "channels", s.chans,
+    "samples", (json_int_t)s.samples, "events", events_json(), "meters",
+    meters_json(), "io", io);
+  if (rec == NULL) {
+    json_decref(io_files);
+    return NULL;
+  }
   /* An estimate's error is its model's: unknown (NAN, from its meter's
    * terms) unless the site states it. */
-  if (rec != NULL) {
-    json_object_set_new(rec, "energy_err_j",
-                        number_or_null(bar, has && isfinite(bar)));
-    json_object_set_new(rec, "energy_err_max_j",
-                        number_or_null(bmax, has && isfinite(bar)));
-  }
+  json_object_set_new(rec, "energy_err_j",
+                      number_or_null(bar, s.has && isfinite(bar)));
+  json_object_set_new(rec, "energy_err_max_j",
+                      number_or_null(bmax, s.has && isfinite(bar)));
   /* What the meters saw, and the job's share of it (1 alone, null when
    * not known); the I/O's and communication's energies as the node's. */
-  if (rec != NULL && final) {
-    json_object_set_new(rec, "node_energy_j", number_or_null(node_e, has));
+  if (final) {
+    json_object_set_new(rec, "node_energy_j", number_or_null(node_e, s.has));
     json_object_set_new(rec, "node_energy_err_j",
-                        number_or_null(node_bar, has && isfinite(node_bar)));
+                        number_or_null(node_bar, s.has && isfinite(node_bar)));
     json_object_set_new(rec, "node_energy_err_max_j",
-                        number_or_null(node_max, has && isfinite(node_bar)));
+                        number_or_null(node_max, s.has && isfinite(node_bar)));
     json_object_set_new(rec, "share",
                         split >= 0 ? json_real(sf) : json_null());
   }
   if (split == 1)
     share_json(io, sf, sf_err);
-  if (rec != NULL) {
-    const char *why = pmon__cpufreq_why();
-
-    json_object_set_new(rec, "cpu_freq", pmon__cpufreq_json());
-    json_object_set_new(rec, "cpu_freq_why",
-                        why != NULL ? json_string(why) : json_null());
-    /* Whether the job had the node alone: its CPU time beside the
-     * node's, its CPUs beside the node's. */
-    json_object_set_new(rec, "sharing", pmon__share_json());
-  }
-  /* The node's clock calibration that the site file names, for
-   * pmon-report advise (null when none; a site file that does not parse
-   * was refused at init). */
-  if (rec != NULL && final) {
-    char cal[4096];
-
-    if (pmon__site_calibration(g->node_name, cal, sizeof cal) != 0)
-      cal[0] = '\0';
-    json_object_set_new(rec, "clock_calibration",
-                        cal[0] != '\0' ? json_string(cal) : json_null());
-  }
-  /* The spool's snapshot has no communication figures but the node's
-   * calls and bytes so far. */
-  if (rec != NULL)
-    json_object_set_new(rec, "comm", final && ranks != NULL
-                                       ? pmon__comm_node(ranks)
-                                       : json_null());
-  if (rec != NULL && split == 1)
-    share_json(json_object_get(rec, "comm"), sf, sf_err);
-  if (rec != NULL && !final)
-    json_object_set_new(rec, "comm_so_far", pmon__comm_so_far());
-  /* The span of the node's energy: from the total's first sample (init's
-   * reading, or the poller's first when init's failed) to T_LAST. */
-  if (rec != NULL)
-    json_object_set_new(rec, "monotonic_ns",
-                        json_pack("[I, I]",
-                                  (json_int_t)(tm >= 0 &&
-                                                   g->ms[tm].origin_ns >
-                                                     g->t_init_ns
-                                                 ? g->ms[tm].origin_ns
-                                                 : g->t_init_ns),
-                                  (json_int_t)t_last));
-  if (rec != NULL) {
-    json_object_set_new(rec, "coverage", coverage_json(t_end, final));
-    /* The timeline travels as text, a fifth of its size as JSON values,
-     * and write_doc() writes it in place. */
-    if (g->timeline > 0) {
-      const uint64_t(*ph)[3] = NULL;
-      int nph = ranks != NULL ? pmon__io_node_phases(&ph) : 0;
-      char *tl = pmon__timeline_text(g->timeline, regions, ph, nph,
-                                     split == 1 ? sf : 1,
-                                     split == 1 ? sf_err : 0);
-
-      json_object_set_new(rec, "timeline",
-                          tl != NULL ? json_string(tl) : json_null());
-      free(tl);
-    } else {
-      json_object_set_new(rec, "timeline", json_null());
-    }
-    json_object_set_new(rec, "energy_coverage",
-                        number_or_null(cover, has && cover >= 0));
-  }
-  if (rec != NULL && io_files != NULL)
+  node_context(rec, ranks, final, split, sf, sf_err);
+  node_time(rec, &s, ranks, regions, t_end, final, split, sf, sf_err);
+  if (io_files != NULL)
     json_object_set_new(rec, "io_files", io_files);
-  else
-    json_decref(io_files);
   return rec;
 }
 
@@ -1330,22 +1379,25 @@ static void region_names(json_t *job, const struct pmon_rtab *t)
                         json_integer((json_int_t)t->lost));
 }
 
-int pmon__report(json_t *nodes, const struct pmon_rtab *regions,
-                 const char *spool)
+/* The job's document from its nodes' records NODES, but its regions
+ * (written from their records: write_doc()); NULL when out of memory,
+ * said as pmon__fail() says. */
+static json_t *job_doc(json_t *nodes)
 {
-  struct report_doc rd;
   struct pmon_state *g = &pmon__g;
   size_t n = json_array_size(nodes), i;
   double *ev = calloc(n + 1, sizeof *ev), *pv = calloc(n + 1, sizeof *pv);
   double total = 0, wall = 0, err = 0, emax = 0;
-  int ne = 0, est = 0, rc, saved, err_known = 1;
-  char start[32], end[32], path[PATH_MAX];
+  int ne = 0, est = 0, err_known = 1;
+  char start[32], end[32];
+  const char *req;
   json_t *node, *doc, *meters, *io;
 
   if (ev == NULL || pv == NULL) {
     free(ev);
     free(pv);
-    return pmon__fail(PMON_ENOMEM, "report: out of memory");
+    pmon__fail(PMON_ENOMEM, "report: out of memory");
+    return NULL;
   }
   json_array_foreach(nodes, i, node) {
     json_t *e = json_object_get(node, "energy_j");
@@ -1385,29 +1437,66 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions,
     number_or_null(total / wall, ne > 0 && wall > 0), "estimated", est,
     "meters", meters, "stats", "node_energy_j",
     stats_json(ev, ne), "node_power_w", stats_json(pv, ne), "io", io);
-  if (doc != NULL) {
-    json_object_set_new(doc, "energy_err_j",
-                        number_or_null(err, ne > 0 && err_known));
-    json_object_set_new(doc, "energy_err_max_j",
-                        number_or_null(emax, ne > 0 && err_known &&
-                                               isfinite(emax)));
-  }
-  if (doc != NULL)
-    json_object_set_new(doc, "comm", pmon__comm_job(nodes));
-  if (json_is_object(io))
-    json_object_set_new(io, "freq_policy", pmon__iofreq_job(nodes));
   free(ev);
   free(pv);
-  if (doc == NULL)
-    return pmon__fail(PMON_ENOMEM, "report: cannot build the document");
-  json_object_set_new(doc, "covers", job_covers(nodes));
-  {
-    const char *req = getenv(PMON_ENV_SLURM_CPU_FREQ_REQ);
-
-    json_object_set_new(json_object_get(doc, "job"), "cpu_freq_req",
-                        req != NULL && *req != '\0' ? json_string(req)
-                                                    : json_null());
+  if (doc == NULL) {
+    pmon__fail(PMON_ENOMEM, "report: cannot build the document");
+    return NULL;
   }
+  json_object_set_new(doc, "energy_err_j",
+                      number_or_null(err, ne > 0 && err_known));
+  json_object_set_new(doc, "energy_err_max_j",
+                      number_or_null(emax, ne > 0 && err_known &&
+                                             isfinite(emax)));
+  json_object_set_new(doc, "comm", pmon__comm_job(nodes));
+  if (json_is_object(io))
+    json_object_set_new(io, "freq_policy", pmon__iofreq_job(nodes));
+  json_object_set_new(doc, "covers", job_covers(nodes));
+  req = getenv(PMON_ENV_SLURM_CPU_FREQ_REQ);
+  json_object_set_new(json_object_get(doc, "job"), "cpu_freq_req",
+                      req != NULL && *req != '\0' ? json_string(req)
+                                                  : json_null());
+  return doc;
+}
+
+/* Write document RD to PATH, or where write_fallback() finds room: said
+ * once, with where it went instead, so that the figures of a whole job
+ * are not lost to a full disk or a read-only directory (the reason cut
+ * short, never the name of the file it went to).  PATH becomes where it
+ * went; *SAVED whether it went anywhere.  Returns write_atomically()'s
+ * status to PATH. */
+static int save(const struct report_doc *rd, char *path, size_t size,
+                int *saved)
+{
+  char why[512], other[PATH_MAX];
+  int rc = write_atomically(rd, path);
+
+  *saved = rc == 0;
+  if (rc == 0)
+    return 0;
+  snprintf(why, sizeof why, "%s", pmon_errmsg() + strlen("pmon: "));
+  if (write_fallback(rd, other, sizeof other) == 0) {
+    pmon__say("%.160s; written to %s instead", why, other);
+    snprintf(path, size, "%s", other);
+    *saved = 1;
+  } else {
+    pmon__say("%.200s; nor to %.100s: %s", why, other,
+              pmon_errmsg() + strlen("pmon: "));
+  }
+  pmon__fail(PMON_EOUTPUT, "%s", why);
+  return rc;
+}
+
+int pmon__report(json_t *nodes, const struct pmon_rtab *regions,
+                 const char *spool)
+{
+  struct report_doc rd;
+  char path[PATH_MAX];
+  int rc, saved;
+  json_t *doc = job_doc(nodes);
+
+  if (doc == NULL)
+    return PMON_ENOMEM;
   region_names(json_object_get(doc, "job"), regions);
   pmon__label_tags(json_object_get(doc, "job"));
   /* The regions go last, written from their records (write_doc()). */
@@ -1419,26 +1508,8 @@ int pmon__report(json_t *nodes, const struct pmon_rtab *regions,
     pmon__say("report: out of memory: the report lacks its regions");
   }
   pmon__output_path(path, sizeof path);
-  rc = write_atomically(&rd, path);
-  saved = rc == 0;
-  if (rc != 0) {
-    /* Said once, with where the report went instead: the figures of a
-     * whole job are not lost to a full disk or a read-only directory.
-     * The reason is cut short, never the name of the file it went to. */
-    char why[512], other[PATH_MAX];
-
-    snprintf(why, sizeof why, "%s", pmon_errmsg() + strlen("pmon: "));
-    if (write_fallback(&rd, other, sizeof other) == 0) {
-      pmon__say("%.160s; written to %s instead", why, other);
-      snprintf(path, sizeof path, "%s", other);
-      saved = 1;
-    } else {
-      pmon__say("%.200s; nor to %.100s: %s", why, other,
-                pmon_errmsg() + strlen("pmon: "));
-    }
-    pmon__fail(PMON_EOUTPUT, "%s", why);
-  }
-  if (!g->quiet)
+  rc = save(&rd, path, sizeof path, &saved);
+  if (!pmon__g.quiet)
     summary(&rd, path, saved, spool);
   free(rd.regions);
   json_decref(doc);
